@@ -1,0 +1,117 @@
+"""``python -m app <command>``: serve, migrate, lessons check, i18n, bench.
+
+Each subcommand is one small function registered in ``build_parser``; later work (grading
+workers, user admin) adds its own subparser there.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.core.config import Settings
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from app.core.db import make_engine
+    from app.core.migrate import upgrade_to_head
+
+    settings = Settings()
+    settings.ensure_data_dir()
+    engine = make_engine(settings.resolved_database_url)
+    upgrade_to_head(engine)
+    engine.dispose()
+    uvicorn.run("app.main:app", host=args.host, port=args.port, reload=args.reload,
+                workers=None if args.reload else args.workers, access_log=not args.no_access_log)
+    return 0
+
+
+def cmd_migrate(_args: argparse.Namespace) -> int:
+    from app.core.db import make_engine
+    from app.core.migrate import current_revision, upgrade_to_head
+
+    settings = Settings()
+    settings.ensure_data_dir()
+    engine = make_engine(settings.resolved_database_url)
+    upgrade_to_head(engine)
+    print(f"database at revision {current_revision(engine)} ({engine.url.render_as_string(hide_password=True)})")
+    engine.dispose()
+    return 0
+
+
+def cmd_lessons_check(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from app.lessons.catalog import load_catalog
+    from app.templating import STATIC_DIR
+
+    settings = Settings()
+    lessons_dir = Path(args.dir) if args.dir else settings.lessons_dir
+    snapshot = load_catalog(lessons_dir, STATIC_DIR, settings.kernels_dir)
+    for problem in snapshot.problems:
+        print(problem, file=sys.stderr if problem.severity == "error" else sys.stdout)
+    errors = len(snapshot.errors)
+    warnings = len(snapshot.problems) - errors
+    published = sum(1 for l in snapshot.lessons if l.published)
+    print(f"{len(snapshot.lessons)} lessons loaded ({published} published), {errors} errors, {warnings} warnings")
+    if args.strict and warnings:
+        return 1
+    return 1 if errors else 0
+
+
+def cmd_i18n(args: argparse.Namespace) -> int:
+    from app.core.config import LANGUAGES
+    from app.i18n import tools
+
+    if args.action == "update":
+        template = tools.extract()
+        for lang in LANGUAGES:
+            missing = tools.update(lang, template)
+            print(f"{tools.po_path(lang)}: {len(template)} messages, {len(missing)} untranslated")
+    for path in tools.compile_all():
+        print(f"compiled {path}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from app.bench.web import main as bench_main
+
+    return bench_main(args.bench_args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m app", description="Matrix Kernels course site")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="apply migrations, then run the web server")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--reload", action="store_true", help="restart on code changes (development)")
+    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--no-access-log", action="store_true")
+    serve.set_defaults(func=cmd_serve)
+
+    migrate = sub.add_parser("migrate", help="apply pending database migrations")
+    migrate.set_defaults(func=cmd_migrate)
+
+    lessons = sub.add_parser("lessons", help="lesson catalog tools")
+    lessons_sub = lessons.add_subparsers(dest="lessons_command", required=True)
+    check = lessons_sub.add_parser("check", help="validate every lesson; prints file:line problems, exit 1 on error")
+    check.add_argument("--dir", help="lessons folder (default: MKC_LESSONS_DIR or ./lessons)")
+    check.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    check.set_defaults(func=cmd_lessons_check)
+
+    i18n = sub.add_parser("i18n", help="gettext catalogs")
+    i18n.add_argument("action", choices=["compile", "update"], help="compile .po → .mo, or extract + update + compile")
+    i18n.set_defaults(func=cmd_i18n)
+
+    bench = sub.add_parser("bench", help="wrk benchmark of a lesson page against the bare baseline")
+    bench.add_argument("bench_args", nargs=argparse.REMAINDER)
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)

@@ -1,0 +1,73 @@
+"""Settings from the environment (prefix ``MKC_``) or an optional ``.env`` file.
+
+Everything that touches the disk (the data folder, the secret-key file) happens lazily,
+when the app starts, so importing this module or building Settings has no side effects.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# The repository root: app/core/config.py -> parents[2].
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+LANGUAGES = ("ko", "en")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MKC_", env_file=".env", extra="ignore")
+
+    site_name: str = "Matrix Kernels"
+    # Where the SQLite database and the generated secret key live (relative to the cwd).
+    data_dir: Path = Path("data")
+    # Any SQLAlchemy URL; empty means a SQLite file inside data_dir.
+    database_url: str = ""
+    # Empty means: read data_dir/secret_key, creating it (0600) on first start.
+    secret_key: str = ""
+    lessons_dir: Path = PROJECT_ROOT / "lessons"
+    results_dir: Path = PROJECT_ROOT / "kernels" / "results"
+    kernels_dir: Path = PROJECT_ROOT / "kernels"
+    default_language: str = Field(default="ko", pattern="^(ko|en)$")
+    # Apply pending Alembic migrations when the app starts.
+    migrate_on_start: bool = True
+    # Authors may preview draft lessons locally; visitors never see them.
+    show_drafts: bool = False
+    # How often (seconds) the lesson catalog checks its files for changes.
+    catalog_check_interval: float = 1.0
+    # Where "report a problem" points; the link is hidden when empty.
+    report_url: str = ""
+    debug: bool = False
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'app.db').as_posix()}"
+
+    def ensure_data_dir(self) -> None:
+        """Create the data folder when the database is a SQLite file inside it."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        url = self.resolved_database_url
+        if url.startswith("sqlite:///") and ":memory:" not in url:
+            Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+
+    def load_secret_key(self) -> str:
+        """The configured key, or one generated once and kept in data_dir/secret_key (0600)."""
+        if self.secret_key:
+            return self.secret_key
+        path = self.data_dir / "secret_key"
+        if path.exists():
+            return path.read_text().strip()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(48)
+        # O_EXCL: if two workers start at once, only one writes; the other reads its key.
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return path.read_text().strip()
+        with os.fdopen(fd, "w") as handle:
+            handle.write(key + "\n")
+        return key

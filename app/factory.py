@@ -1,0 +1,80 @@
+"""The application factory: ``create_app(settings)`` builds a fresh, independent app."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.core.config import Settings
+from app.core.db import make_engine, make_session_factory
+from app.core.migrate import upgrade_to_head
+from app.lessons.catalog import Catalog
+from app.lessons.exercises import ExerciseInfoCache
+from app.lessons.measured import ResultsStore
+from app.routes import errors, language, pages
+from app.stats import ViewCounter
+from app.templating import STATIC_DIR, make_environment
+
+log = logging.getLogger(__name__)
+VIEW_FLUSH_SECONDS = 5.0
+
+
+async def _flush_views_forever(app: FastAPI) -> None:
+    while True:
+        await asyncio.sleep(VIEW_FLUSH_SECONDS)
+        try:
+            await run_in_threadpool(app.state.views.flush, app.state.session_factory)
+        except Exception:
+            log.exception("could not write lesson view counts")
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        settings.ensure_data_dir()
+        app.state.secret_key = settings.load_secret_key()
+        if settings.migrate_on_start:
+            await run_in_threadpool(upgrade_to_head, app.state.engine)
+        snapshot = app.state.catalog.snapshot()
+        for problem in snapshot.problems:
+            (log.error if problem.severity == "error" else log.warning)("lesson: %s", problem)
+        flusher = asyncio.create_task(_flush_views_forever(app))
+        try:
+            yield
+        finally:
+            flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await flusher
+            app.state.views.flush(app.state.session_factory)
+            app.state.engine.dispose()
+
+    app = FastAPI(title=settings.site_name, lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.settings = settings
+    app.state.engine = make_engine(settings.resolved_database_url)
+    app.state.session_factory = make_session_factory(app.state.engine)
+    app.state.templates = make_environment(auto_reload=True)
+    app.state.catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval)
+    app.state.results = ResultsStore(settings.results_dir)
+    app.state.results_checked_at = float("-inf")
+    app.state.exercises = ExerciseInfoCache(settings.kernels_dir)
+    app.state.views = ViewCounter()
+
+    app.add_exception_handler(StarletteHTTPException, errors.http_error)
+    app.add_exception_handler(Exception, errors.server_error)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz():
+        return JSONResponse({"ok": True})
+
+    app.include_router(language.router)
+    app.include_router(pages.router)
+    return app

@@ -1,0 +1,56 @@
+"""UI strings through gettext catalogs (Babel). Source strings are English msgids.
+
+Catalogs live in app/i18n/locales/<lang>/LC_MESSAGES/messages.{po,mo}. The .mo files are
+committed so a fresh clone works with ``pip install -e .``; ``python -m app i18n compile``
+rebuilds them and tests/web/test_i18n.py fails when a .po and its .mo disagree.
+"""
+from __future__ import annotations
+
+import gettext
+from functools import lru_cache
+from pathlib import Path
+
+from app.core.config import LANGUAGES
+
+LOCALES_DIR = Path(__file__).resolve().parent / "locales"
+DOMAIN = "messages"
+LANGUAGE_NAMES = {"ko": "한국어", "en": "English"}
+
+
+@lru_cache(maxsize=None)
+def translations(lang: str) -> gettext.NullTranslations:
+    if lang not in LANGUAGES:
+        raise ValueError(f"unsupported language {lang!r}")
+    return gettext.translation(DOMAIN, localedir=LOCALES_DIR, languages=[lang], fallback=lang == "en")
+
+
+def gettext_for(lang: str):
+    return translations(lang).gettext
+
+
+def ngettext_for(lang: str):
+    return translations(lang).ngettext
+
+
+def parse_accept_language(header: str | None) -> str | None:
+    """The supported language the browser prefers most (q-values honoured), or None."""
+    if not header:
+        return None
+    best: tuple[float, int, str] | None = None
+    for position, part in enumerate(header.split(",")):
+        pieces = part.strip().split(";")
+        tag = pieces[0].strip().lower()
+        q = 1.0
+        for param in pieces[1:]:
+            name, _, value = param.strip().partition("=")
+            if name == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        primary = tag.split("-")[0]
+        if primary in LANGUAGES and q > 0:
+            candidate = (-q, position, primary)
+            if best is None or candidate < best:
+                best = candidate
+    return best[2] if best else None

@@ -1,0 +1,282 @@
+"""Scan lessons/NN-slug/ folders, validate them, and keep the result fresh.
+
+A broken lesson never takes the site down: its problems are collected (file, line,
+message) and the lesson — or only the broken language — is left out. The catalog re-reads
+the folder when any file's mtime changes (checked at most once per ``check_interval``).
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from app.core.config import LANGUAGES
+from app.lessons.schema import FrontMatter, LessonMeta
+from app.lessons.yamlpos import YamlError, line_of, load_with_nodes
+
+FOLDER_PATTERN = re.compile(r"^(\d{2})-([a-z0-9]+(?:-[a-z0-9]+)*)$")
+HEADING = re.compile(r"^(#{2,6})\s", re.MULTILINE)
+FENCE = re.compile(r"^```[a-z]", re.MULTILINE)
+IMAGE = re.compile(r"!\[[^\]]*\]\((/static/img/lessons/[^)\s]+)\)")
+WORDS_PER_MINUTE = 200
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: Path
+    line: int
+    message: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.severity}: {self.message}"
+
+
+@dataclass
+class LessonText:
+    """One language version of a lesson: front matter plus the markdown body."""
+
+    lang: str
+    path: Path
+    title: str
+    summary: str
+    body: str
+    body_line: int  # 1-based line in the file where the body starts
+    _rendered: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def word_count(self) -> int:
+        return len(self.body.split())
+
+
+@dataclass
+class Lesson:
+    folder: Path
+    meta: LessonMeta
+    texts: dict[str, LessonText]
+
+    @property
+    def slug(self) -> str:
+        return self.meta.slug
+
+    @property
+    def order(self) -> int:
+        return self.meta.order
+
+    @property
+    def number(self) -> str:
+        return f"{self.meta.order:02d}"
+
+    @property
+    def published(self) -> bool:
+        return self.meta.status == "published"
+
+    @property
+    def minutes(self) -> int:
+        if self.meta.minutes:
+            return self.meta.minutes
+        words = max(t.word_count for t in self.texts.values())
+        return max(1, round(words / WORDS_PER_MINUTE))
+
+    def text(self, lang: str) -> tuple[LessonText, bool]:
+        """The text in ``lang``, else the other language; the flag says it is a fallback."""
+        if lang in self.texts:
+            return self.texts[lang], False
+        for other in LANGUAGES:
+            if other in self.texts:
+                return self.texts[other], True
+        raise LookupError(self.slug)  # a Lesson is never built without a text
+
+
+@dataclass
+class Snapshot:
+    lessons: list[Lesson]  # every valid lesson, drafts included, by order
+    problems: list[Problem]
+
+    def __post_init__(self) -> None:
+        self._by_slug = {lesson.slug: lesson for lesson in self.lessons}
+
+    def get(self, slug: str) -> Lesson | None:
+        return self._by_slug.get(slug)
+
+    def visible(self, show_drafts: bool = False) -> list[Lesson]:
+        return [l for l in self.lessons if l.published or show_drafts]
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+
+def _pydantic_problems(path: Path, exc: ValidationError, node, line_offset: int = 0) -> list[Problem]:
+    problems = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        where = ".".join(str(part) for part in loc) or "(top level)"
+        if err["type"] == "missing":
+            message = f"missing required field '{where}'"
+        else:
+            message = f"{where}: {err['msg']}"
+        problems.append(Problem(path, line_of(node, loc) + line_offset, message))
+    return problems
+
+
+def _load_meta(path: Path) -> tuple[LessonMeta | None, list[Problem], object]:
+    if not path.is_file():
+        return None, [Problem(path, 1, "lesson.yaml is missing")], None
+    try:
+        data, node = load_with_nodes(path.read_text(encoding="utf-8"))
+    except YamlError as exc:
+        return None, [Problem(path, exc.line, exc.message)], None
+    except UnicodeDecodeError:
+        return None, [Problem(path, 1, "file is not UTF-8")], None
+    if not isinstance(data, dict):
+        return None, [Problem(path, 1, "lesson.yaml must be a mapping of fields")], None
+    try:
+        return LessonMeta.model_validate(data), [], node
+    except ValidationError as exc:
+        return None, _pydantic_problems(path, exc, node), node
+
+
+def _load_text(path: Path, lang: str) -> tuple[LessonText | None, list[Problem]]:
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return None, [Problem(path, 1, "file is not UTF-8")]
+    lines = raw.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        return None, [Problem(path, 1, "front matter missing: the file must start with a '---' line")]
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
+        return None, [Problem(path, 1, "front matter is not closed by a '---' line")]
+    front = "".join(lines[1:end])
+    try:
+        data, node = load_with_nodes(front)
+    except YamlError as exc:
+        return None, [Problem(path, exc.line + 1, exc.message)]
+    if not isinstance(data, dict):
+        return None, [Problem(path, 2, "front matter must be a mapping (title:, summary:)")]
+    try:
+        fm = FrontMatter.model_validate(data)
+    except ValidationError as exc:
+        # +1: the front matter starts on line 2 of the file.
+        return None, _pydantic_problems(path, exc, node, line_offset=1)
+    body = "".join(lines[end + 1:])
+    return LessonText(lang, path, fm.title.strip(), fm.summary.strip(), body, end + 2), []
+
+
+def _cross_checks(lesson: Lesson, meta_path: Path, static_dir: Path, kernels_dir: Path) -> list[Problem]:
+    """Warnings: the two languages should mirror each other; referenced files should exist."""
+    problems: list[Problem] = []
+    texts = list(lesson.texts.values())
+    if len(texts) == 2:
+        a, b = texts
+        for label, pattern in (("## headings", HEADING), ("code blocks", FENCE)):
+            na, nb = len(pattern.findall(a.body)), len(pattern.findall(b.body))
+            if na != nb:
+                problems.append(Problem(b.path, b.body_line, f"{nb} {label} here but {na} in {a.path.name}", "warning"))
+    for text in texts:
+        for match in IMAGE.finditer(text.body):
+            rel = match.group(1)[len("/static/"):]
+            if not (static_dir / rel).is_file():
+                line = text.body_line + text.body[: match.start()].count("\n")
+                problems.append(Problem(text.path, line, f"image {match.group(1)} not found", "warning"))
+    if lesson.meta.exercise and not (kernels_dir / lesson.meta.exercise).is_dir():
+        problems.append(Problem(meta_path, 1, f"exercise '{lesson.meta.exercise}' has no kernels/{lesson.meta.exercise}/ folder", "warning"))
+    return problems
+
+
+def load_catalog(lessons_dir: Path, static_dir: Path, kernels_dir: Path) -> Snapshot:
+    lessons: list[Lesson] = []
+    problems: list[Problem] = []
+    folders = sorted(p for p in lessons_dir.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) if lessons_dir.is_dir() else []
+    for folder in folders:
+        match = FOLDER_PATTERN.match(folder.name)
+        if not match:
+            problems.append(Problem(folder, 1, "folder name must look like NN-slug (e.g. 04-naive-vs-tiled-gemm)"))
+            continue
+        meta_path = folder / "lesson.yaml"
+        meta, meta_problems, node = _load_meta(meta_path)
+        problems += meta_problems
+        if meta is None:
+            continue
+        if meta.slug != match.group(2):
+            problems.append(Problem(meta_path, line_of(node, ("slug",)), f"slug '{meta.slug}' must equal the folder name without NN- ('{match.group(2)}')"))
+            continue
+        if meta.order != int(match.group(1)):
+            problems.append(Problem(meta_path, line_of(node, ("order",)), f"order {meta.order} must equal the folder number {match.group(1)}"))
+            continue
+        texts: dict[str, LessonText] = {}
+        for lang in LANGUAGES:
+            path = folder / f"{lang}.md"
+            if not path.is_file():
+                problems.append(Problem(path, 1, f"no {lang}.md: readers of this language get the other language", "warning"))
+                continue
+            text, text_problems = _load_text(path, lang)
+            problems += text_problems
+            if text is not None:
+                texts[lang] = text
+        if not texts:
+            problems.append(Problem(folder, 1, "no readable ko.md or en.md: lesson left out"))
+            continue
+        lesson = Lesson(folder, meta, texts)
+        problems += _cross_checks(lesson, meta_path, static_dir, kernels_dir)
+        lessons.append(lesson)
+    # Orders and slugs identify lessons: a duplicate keeps the first and reports the rest.
+    seen: dict[int, Lesson] = {}
+    unique: list[Lesson] = []
+    for lesson in sorted(lessons, key=lambda l: (l.order, l.folder.name)):
+        if lesson.order in seen:
+            problems.append(Problem(lesson.folder / "lesson.yaml", 1, f"order {lesson.order} is also used by {seen[lesson.order].folder.name}"))
+            continue
+        seen[lesson.order] = lesson
+        unique.append(lesson)
+    return Snapshot(unique, problems)
+
+
+class Catalog:
+    """Thread-safe holder of the current Snapshot, reloaded when lesson files change."""
+
+    def __init__(self, lessons_dir: Path, static_dir: Path, kernels_dir: Path, check_interval: float = 1.0):
+        self.lessons_dir = lessons_dir
+        self.static_dir = static_dir
+        self.kernels_dir = kernels_dir
+        self.check_interval = check_interval
+        self._lock = threading.Lock()
+        self._signature: tuple = ()
+        self._checked_at = 0.0
+        self._snapshot: Snapshot | None = None
+
+    def _current_signature(self) -> tuple:
+        entries = []
+        if self.lessons_dir.is_dir():
+            for folder in sorted(self.lessons_dir.iterdir()):
+                try:
+                    entries.append((folder.name, folder.stat().st_mtime_ns))
+                    if folder.is_dir():
+                        for name in ("lesson.yaml", "ko.md", "en.md"):
+                            path = folder / name
+                            if path.exists():
+                                st = path.stat()
+                                entries.append((folder.name, name, st.st_mtime_ns, st.st_size))
+                except FileNotFoundError:  # removed while we looked; next check sees it
+                    continue
+        return tuple(entries)
+
+    def snapshot(self) -> Snapshot:
+        now = time.monotonic()
+        if self._snapshot is not None and now - self._checked_at < self.check_interval:
+            return self._snapshot
+        with self._lock:
+            if self._snapshot is not None and time.monotonic() - self._checked_at < self.check_interval:
+                return self._snapshot
+            signature = self._current_signature()
+            if self._snapshot is None or signature != self._signature:
+                self._snapshot = load_catalog(self.lessons_dir, self.static_dir, self.kernels_dir)
+                self._signature = signature
+            self._checked_at = time.monotonic()
+            return self._snapshot

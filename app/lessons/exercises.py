@@ -1,0 +1,44 @@
+"""Exercise titles and XP from kernels/<id>/spec.yaml (contract B), re-read when it changes."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+
+@dataclass(frozen=True)
+class ExerciseInfo:
+    id: str
+    title: dict[str, str]
+    pass_xp: int | None
+    tiers: tuple[tuple[str, float, int], ...]  # (against, speedup, xp)
+
+
+class ExerciseInfoCache:
+    def __init__(self, kernels_dir: Path):
+        self.kernels_dir = kernels_dir
+        self._cache: dict[str, tuple[int, ExerciseInfo | None]] = {}
+
+    def get(self, exercise_id: str) -> ExerciseInfo | None:
+        path = self.kernels_dir / exercise_id / "spec.yaml"
+        try:
+            mtime = path.stat().st_mtime_ns
+        except OSError:
+            return None
+        cached = self._cache.get(exercise_id)
+        if cached and cached[0] == mtime:
+            return cached[1]
+        info = None
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            title = raw.get("title") if isinstance(raw.get("title"), dict) else {}
+            xp = raw.get("xp") if isinstance(raw.get("xp"), dict) else {}
+            tiers = tuple((str(t.get("against", "")), float(t.get("speedup", 0)), int(t.get("xp", 0)))
+                          for t in xp.get("tiers", []) if isinstance(t, dict))
+            info = ExerciseInfo(exercise_id, {k: str(v) for k, v in title.items()},
+                                int(xp["pass"]) if "pass" in xp else None, tiers)
+        except (OSError, yaml.YAMLError, TypeError, ValueError):
+            info = None  # a broken spec is the engine's to report; the lesson still serves
+        self._cache[exercise_id] = (mtime, info)
+        return info

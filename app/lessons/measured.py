@@ -1,0 +1,124 @@
+"""Tables of numbers measured on this server, read from kernels/results/*.json (contract D).
+
+``::: measured <exercise>`` in a lesson becomes the newest measurements for that exercise,
+labelled with the GPU and the date. Files are re-read only when the folder changes.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+TEXT = {
+    "ko": {"kernel": "커널", "size": "크기", "median": "중앙값 (ms)", "rate": "처리량", "vs": "기준 대비",
+           "caption": "이 서버의 {gpu}에서 측정 · {date}",
+           "none": "이 서버에서는 아직 측정한 결과가 없습니다. GPU에서 기준 벤치마크를 돌리면 이 자리에 표가 나타납니다."},
+    "en": {"kernel": "Kernel", "size": "Size", "median": "Median (ms)", "rate": "Throughput", "vs": "vs baseline",
+           "caption": "Measured on this server's {gpu} · {date}",
+           "none": "No measurements on this server yet. Once the reference benchmark runs on the GPU, the table appears here."},
+}
+
+
+@dataclass
+class Measurement:
+    gpu: str
+    date: str
+    entries: list[dict]
+
+
+def _read_results(results_dir: Path) -> list[dict]:
+    documents = []
+    for path in sorted(results_dir.glob("*.json")) if results_dir.is_dir() else []:
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            log.warning("skipping unreadable results file %s: %s", path, exc)
+            continue
+        if isinstance(doc, dict) and str(doc.get("schema", "")).startswith("kernels-results/") and isinstance(doc.get("entries"), list):
+            documents.append(doc)
+    return documents
+
+
+def newest_for(documents: list[dict], exercise: str) -> Measurement | None:
+    """Entries for ``exercise`` from the newest date that has any (files of that date merged)."""
+    best_date = ""
+    best: list[tuple[dict, dict]] = []
+    for doc in documents:
+        date = str(doc.get("date", ""))
+        entries = [e for e in doc["entries"] if isinstance(e, dict) and e.get("exercise") == exercise]
+        if not entries:
+            continue
+        if date > best_date:
+            best_date, best = date, [(doc, e) for e in entries]
+        elif date == best_date:
+            best += [(doc, e) for e in entries]
+    if not best:
+        return None
+    gpu = str((best[0][0].get("gpu") or {}).get("name", "GPU"))
+    return Measurement(gpu, best_date, [e for _, e in best])
+
+
+def _fmt(value, digits: int) -> str:
+    try:
+        return f"{float(value):,.{digits}f}"
+    except (TypeError, ValueError):
+        return "—"
+
+
+def _size(size) -> str:
+    if isinstance(size, dict):
+        return " × ".join(f"{k}={v}" for k, v in size.items())
+    return escape(str(size or ""))
+
+
+def render_measurement(measurement: Measurement | None, lang: str) -> str:
+    t = TEXT[lang]
+    if measurement is None:
+        return f'<aside class="box box--measured box--empty"><p>{escape(t["none"])}</p></aside>'
+    rows = []
+    for e in measurement.entries:
+        rate = f'{_fmt(e.get("work_rate"), 2)} {escape(str(e.get("unit", "")))}'
+        vs = e.get("vs_baseline")
+        vs_cell = f"{_fmt(vs, 2)}×" if vs is not None else "—"
+        rows.append(f'<tr><td>{escape(str(e.get("label") or e.get("kernel", "")))}</td><td>{_size(e.get("size"))}</td>'
+                    f'<td class="num">{_fmt(e.get("median_ms"), 3)}</td><td class="num">{rate}</td><td class="num">{vs_cell}</td></tr>')
+    caption = escape(t["caption"].format(gpu=measurement.gpu, date=measurement.date))
+    return (f'<figure class="measured"><div class="table-scroll"><table><thead><tr><th>{t["kernel"]}</th><th>{t["size"]}</th>'
+            f'<th>{t["median"]}</th><th>{t["rate"]}</th><th>{t["vs"]}</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+            f'<figcaption>{caption}</figcaption></figure>')
+
+
+class ResultsStore:
+    """Caches parsed results; reloads when any file in the folder changes."""
+
+    def __init__(self, results_dir: Path):
+        self.results_dir = results_dir
+        self._lock = threading.Lock()
+        self._signature: tuple | None = None
+        self._documents: list[dict] = []
+        self._html: dict[tuple[str, str], str] = {}
+
+    def _current_signature(self) -> tuple:
+        if not self.results_dir.is_dir():
+            return ()
+        return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(self.results_dir.glob("*.json")))
+
+    def refresh(self) -> None:
+        signature = self._current_signature()
+        if signature != self._signature:
+            with self._lock:
+                self._documents = _read_results(self.results_dir)
+                self._html = {}
+                self._signature = signature
+
+    def html(self, exercise: str, lang: str) -> str:
+        key = (exercise, lang)
+        cached = self._html.get(key)
+        if cached is None:
+            cached = self._html[key] = render_measurement(newest_for(self._documents, exercise), lang)
+        return cached

@@ -1,0 +1,28 @@
+"""ORM models (SQLAlchemy 2, typed). Alembic migrations in migrations/ must match these.
+
+For now the site only records how often each lesson is read, per language and day; the
+accounts work adds users, events and submissions beside it.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import Date, Integer, String, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class LessonView(Base):
+    """Page views of one lesson in one language on one day (a counter, no visitor data)."""
+
+    __tablename__ = "lesson_view"
+    __table_args__ = (UniqueConstraint("slug", "lang", "day", name="uq_lesson_view_slug_lang_day"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    slug: Mapped[str] = mapped_column(String(100), index=True)
+    lang: Mapped[str] = mapped_column(String(5))
+    day: Mapped[dt.date] = mapped_column(Date)
+    views: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,0 +1,66 @@
+"""Fenced code blocks: Pygments highlighting, a title and language caption, a copy button."""
+from __future__ import annotations
+
+import re
+from html import escape
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import CppLexer, PythonLexer, TextLexer
+from pygments.lexers.shell import BashLexer
+from pygments.token import Keyword, Name
+
+CUDA_WORDS = frozenset("""__global__ __device__ __host__ __shared__ __constant__ __restrict__
+__syncthreads __syncwarp __shfl_down_sync __shfl_xor_sync __shfl_sync __launch_bounds__
+threadIdx blockIdx blockDim gridDim warpSize""".split())
+
+
+class CudaCppLexer(CppLexer):
+    """The C++ lexer, with CUDA's qualifiers and built-ins coloured as keywords."""
+
+    name = "CUDA C++"
+
+    def get_tokens_unprocessed(self, text, stack=("root",)):
+        for index, token, value in super().get_tokens_unprocessed(text, stack):
+            if token in Name and value in CUDA_WORDS:
+                token = Keyword.Pseudo if value.startswith("__") else Name.Builtin
+            yield index, token, value
+
+
+# CUDA C++ is C++ plus a few qualifiers (see CudaCppLexer above).
+LEXERS = {"cuda": CudaCppLexer, "cpp": CppLexer, "c++": CppLexer, "c": CppLexer,
+          "python": PythonLexer, "py": PythonLexer, "bash": BashLexer, "sh": BashLexer,
+          "text": TextLexer, "": TextLexer}
+LANGUAGE_NAMES = {"cuda": "cuda", "cpp": "c++", "c++": "c++", "c": "c", "python": "python",
+                  "py": "python", "bash": "shell", "sh": "shell", "text": "text", "": "text"}
+TITLE = re.compile(r'title="([^"]*)"')
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def parse_info(info: str) -> tuple[str, str, set[str]]:
+    """``cuda fragment title="Naive GEMM"`` -> ("cuda", "Naive GEMM", {"fragment"})."""
+    info = info.strip()
+    match = TITLE.search(info)
+    title = match.group(1) if match else ""
+    rest = TITLE.sub("", info).split()
+    language = rest[0].lower() if rest else ""
+    return language, title, set(rest[1:])
+
+
+def render_code_block(code: str, info: str, copy_label: str, copied_label: str) -> str:
+    language, title, flags = parse_info(info)
+    lexer = LEXERS.get(language, TextLexer)()
+    highlighted = highlight(code, lexer, _FORMATTER)
+    lang_name = LANGUAGE_NAMES.get(language, language or "text")
+    caption = escape(title) if title else ""
+    kind = " code--fragment" if "fragment" in flags else ""
+    return (
+        f'<figure class="code{kind}" data-lang="{escape(lang_name)}">'
+        f'<figcaption class="code__caption">'
+        f'<span class="code__title">{caption}</span>'
+        f'<span class="code__lang">{escape(lang_name)}</span>'
+        f'<button type="button" class="code__copy" data-copy data-copied="{escape(copied_label)}">{escape(copy_label)}</button>'
+        f"</figcaption>"
+        f'<pre class="highlight"><code>{highlighted}</code></pre>'
+        f"</figure>\n"
+    )

@@ -1,0 +1,104 @@
+"""Lesson markdown → HTML.
+
+Conventions (contract A): sections start at ##, GFM tables, fenced code with a language and
+a title, containers ``::: note|warning|exercise`` and the placeholder ``::: measured <id>``,
+which becomes an HTML comment marker that the page fills in at request time with the
+newest measured numbers (so cached lesson HTML never goes stale when results change).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from html import escape
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.container import container_plugin
+
+from app.rendering.code import render_code_block
+
+MEASURED_MARKER = "<!--measured:{}-->"
+MEASURED_PATTERN = re.compile(r"<!--measured:([a-z0-9_]+)-->")
+_MEASURED_INFO = re.compile(r"^measured\s+([a-z0-9_]+)\s*$")
+
+# Labels inside rendered lesson HTML (rendering happens once per language and is cached).
+LABELS = {
+    "ko": {"note": "참고", "warning": "주의", "exercise": "실습", "copy": "복사", "copied": "복사됨"},
+    "en": {"note": "Note", "warning": "Watch out", "exercise": "Exercise", "copy": "Copy", "copied": "Copied"},
+}
+
+
+@dataclass
+class RenderedBody:
+    html: str
+    headings: list[tuple[int, str, str]] = field(default_factory=list)  # (level, id, text)
+    measured: list[str] = field(default_factory=list)  # exercise ids of ::: measured blocks
+
+
+def _slugify(title: str) -> str:
+    slug = re.sub(r"[^\w\- ]", "", title.strip().lower()).strip().replace(" ", "-")
+    return re.sub(r"-{2,}", "-", slug) or "section"
+
+
+def _box_renderer(kind: str, label: str):
+    def render(self, tokens, idx, _options, _env):
+        if tokens[idx].nesting == 1:
+            return f'<aside class="box box--{kind}"><p class="box__label">{escape(label)}</p>\n'
+        return "</aside>\n"
+    return render
+
+
+def _measured_render(self, tokens, idx, _options, env):
+    token = tokens[idx]
+    if token.nesting == 1:
+        match = _MEASURED_INFO.match(token.info.strip())
+        exercise = match.group(1) if match else ""
+        env.setdefault("measured", []).append(exercise)
+        return MEASURED_MARKER.format(exercise) if exercise else ""
+    return ""
+
+
+def _build(lang: str) -> MarkdownIt:
+    labels = LABELS[lang]
+    # Raw HTML is off: lesson files are content, not code.
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable(["table", "strikethrough"])
+    md.use(anchors_plugin, min_level=2, max_level=3, slug_func=_slugify, permalink=True, permalinkSymbol="#")
+    for kind in ("note", "warning", "exercise"):
+        md.use(container_plugin, name=kind, render=_box_renderer(kind, labels[kind]))
+    md.use(container_plugin, name="measured", validate=lambda params, *_: bool(_MEASURED_INFO.match(params.strip())), render=_measured_render)
+
+    def fence(self, tokens, idx, _options, _env):
+        token = tokens[idx]
+        return render_code_block(token.content, token.info, labels["copy"], labels["copied"])
+
+    md.add_render_rule("fence", fence)
+
+    # Wide tables scroll inside their own box on a phone instead of stretching the page.
+    def table_open(self, tokens, idx, options, env):
+        return '<div class="table-scroll">' + self.renderToken(tokens, idx, options, env)
+
+    def table_close(self, tokens, idx, options, env):
+        return self.renderToken(tokens, idx, options, env) + "</div>\n"
+
+    md.add_render_rule("table_open", table_open)
+    md.add_render_rule("table_close", table_close)
+    return md
+
+
+_PARSERS: dict[str, MarkdownIt] = {}
+
+
+def render_markdown(text: str, lang: str) -> RenderedBody:
+    md = _PARSERS.get(lang)
+    if md is None:
+        md = _PARSERS[lang] = _build(lang)
+    env: dict = {}
+    tokens = md.parse(text, env)
+    headings = []
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag in ("h2", "h3"):
+            inline = tokens[i + 1]
+            plain = "".join(child.content for child in (inline.children or []) if child.type in ("text", "code_inline"))
+            headings.append((int(token.tag[1]), str(token.attrs.get("id", "")), plain.strip()))
+    html = md.renderer.render(tokens, md.options, env)
+    return RenderedBody(html, headings, env.get("measured", []))

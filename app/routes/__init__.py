@@ -1,0 +1,1 @@
+"""HTTP routes. pages.py: the HTML site; errors.py: 404/500 pages; language.py: the switch."""

@@ -1,0 +1,49 @@
+"""Choosing the language: URL prefix first, then the cookie, then Accept-Language, then ko."""
+from __future__ import annotations
+
+import re
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
+
+from app.core.config import LANGUAGES
+from app.i18n import parse_accept_language
+
+COOKIE = "lang"
+COOKIE_MAX_AGE = 365 * 24 * 3600
+_SAFE_NEXT = re.compile(r"^/(ko|en)(/[A-Za-z0-9\-_/]*)?$")
+
+router = APIRouter()
+
+
+def preferred_language(request: Request, default: str) -> str:
+    first = request.url.path.strip("/").split("/", 1)[0]
+    if first in LANGUAGES:
+        return first
+    cookie = request.cookies.get(COOKIE)
+    if cookie in LANGUAGES:
+        return cookie
+    return parse_accept_language(request.headers.get("accept-language")) or default
+
+
+@router.get("/", include_in_schema=False)
+async def root(request: Request):
+    lang = preferred_language(request, request.app.state.settings.default_language)
+    response = RedirectResponse(f"/{lang}/", status_code=307)
+    response.headers["Vary"] = "Cookie, Accept-Language"
+    return response
+
+
+@router.get("/language/{lang}", include_in_schema=False)
+async def switch_language(lang: str, request: Request, next: str = ""):
+    """Remember the choice in a cookie and go to the same page in that language."""
+    if lang not in LANGUAGES:
+        lang = request.app.state.settings.default_language
+    target = f"/{lang}/"
+    match = _SAFE_NEXT.match(next)
+    if match:
+        # Only local paths of our own shape: never an open redirect.
+        target = f"/{lang}{match.group(2) or '/'}"
+    response = RedirectResponse(target, status_code=303)
+    response.set_cookie(COOKIE, lang, max_age=COOKIE_MAX_AGE, samesite="lax", httponly=False)
+    return response

@@ -1,0 +1,104 @@
+// Small progressive enhancements: theme toggle, copy buttons, and local reading progress.
+// Everything works without JavaScript except these conveniences.
+(function () {
+  "use strict";
+  var THEME_KEY = "mkc-theme";
+  var PROGRESS_KEY = "mkc-progress-v1"; // {"completed": {"<slug>": "<ISO date>"}}
+
+  function store(key, value) { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } }
+  function load(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
+
+  // --- Theme -------------------------------------------------------------
+  function currentTheme() {
+    var t = document.documentElement.dataset.theme;
+    if (t) return t;
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+  function initTheme() {
+    var button = document.querySelector("[data-theme-toggle]");
+    if (!button) return;
+    function label() {
+      button.setAttribute("aria-label", currentTheme() === "dark" ? button.dataset.labelLight : button.dataset.labelDark);
+      button.title = button.getAttribute("aria-label");
+    }
+    label();
+    button.addEventListener("click", function () {
+      var next = currentTheme() === "dark" ? "light" : "dark";
+      document.documentElement.dataset.theme = next;
+      store(THEME_KEY, next);
+      label();
+    });
+  }
+
+  // --- Copy buttons on code blocks --------------------------------------------
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement("textarea");
+      area.value = text; area.setAttribute("readonly", ""); area.style.position = "fixed"; area.style.opacity = "0";
+      document.body.appendChild(area); area.select();
+      try { document.execCommand("copy") ? resolve() : reject(); } catch (e) { reject(e); }
+      document.body.removeChild(area);
+    });
+  }
+  function initCopy() {
+    document.querySelectorAll("[data-copy]").forEach(function (button) {
+      var original = button.textContent;
+      button.addEventListener("click", function () {
+        var code = button.closest(".code").querySelector("pre code");
+        copyText(code.innerText).then(function () {
+          button.textContent = button.dataset.copied; button.classList.add("is-copied");
+          setTimeout(function () { button.textContent = original; button.classList.remove("is-copied"); }, 1600);
+        });
+      });
+    });
+  }
+
+  // --- Reading progress, kept in this browser only ------------------------------
+  function readProgress() {
+    try { var p = JSON.parse(load(PROGRESS_KEY) || "{}"); return p && typeof p.completed === "object" ? p : { completed: {} }; }
+    catch (e) { return { completed: {} }; }
+  }
+  function saveProgress(p) { store(PROGRESS_KEY, JSON.stringify(p)); }
+
+  function renderStrip(progress) {
+    var strip = document.querySelector("[data-strip]");
+    if (!strip) return;
+    var total = parseInt(strip.dataset.lessonsTotal, 10) || 0;
+    var known = (strip.dataset.lessonSlugs || "").split(" ").filter(Boolean);
+    var done = known.filter(function (s) { return progress.completed[s]; }).length;
+    strip.querySelector("[data-strip-done]").textContent = done;
+    strip.querySelector("[data-strip-percent]").textContent = total ? Math.floor(100 * done / total) : 0;
+  }
+  function initIndexMarks(progress) {
+    document.querySelectorAll("[data-lesson-slug]").forEach(function (card) {
+      if (!progress.completed[card.dataset.lessonSlug]) return;
+      var mark = card.querySelector("[data-progress-mark]");
+      mark.querySelector(".mark").className = "mark mark--done";
+      mark.querySelector(".mark__label").textContent = mark.dataset.labelDone;
+    });
+  }
+  function initMarkComplete(progress) {
+    var box = document.querySelector("[data-progress]");
+    if (!box) return;
+    var slug = box.dataset.slug;
+    var button = box.querySelector("[data-mark-complete]");
+    function paint() {
+      var done = !!progress.completed[slug];
+      button.textContent = done ? button.dataset.labelDone : button.dataset.labelTodo;
+      button.classList.toggle("is-done", done);
+      button.setAttribute("aria-pressed", done ? "true" : "false");
+    }
+    paint();
+    button.addEventListener("click", function () {
+      if (progress.completed[slug]) delete progress.completed[slug];
+      else progress.completed[slug] = new Date().toISOString().slice(0, 10);
+      saveProgress(progress); paint(); renderStrip(progress);
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var progress = readProgress();
+    initTheme(); initCopy(); initIndexMarks(progress); initMarkComplete(progress); renderStrip(progress);
+  });
+})();
