@@ -1,0 +1,89 @@
+"""Shared fixtures: an app on a temporary SQLite file, and lesson folders built on the fly."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from app.core.config import PROJECT_ROOT, Settings
+
+REAL_LESSONS = PROJECT_ROOT / "lessons"
+
+
+def make_settings(tmp_path: Path, **overrides) -> Settings:
+    values = dict(
+        data_dir=tmp_path / "data",
+        database_url=f"sqlite:///{(tmp_path / 'data' / 'test.db').as_posix()}",
+        lessons_dir=REAL_LESSONS,
+        results_dir=tmp_path / "results",
+        catalog_check_interval=0.0,
+    )
+    values.update(overrides)
+    # _env_file=None: a developer's .env must not leak into tests.
+    return Settings(_env_file=None, **values)
+
+
+@pytest.fixture
+def settings(tmp_path, monkeypatch) -> Settings:
+    for name in ("MKC_DATABASE_URL", "MKC_DATA_DIR", "MKC_LESSONS_DIR", "MKC_SHOW_DRAFTS", "MKC_DEFAULT_LANGUAGE"):
+        monkeypatch.delenv(name, raising=False)
+    return make_settings(tmp_path)
+
+
+@pytest.fixture
+def client(settings):
+    from fastapi.testclient import TestClient
+
+    from app.factory import create_app
+
+    with TestClient(create_app(settings), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+def write_lesson(root: Path, number: int, slug: str, *, yaml_text: str | None = None,
+                 ko: str | None = "default", en: str | None = "default", status: str = "published") -> Path:
+    """Create lessons/NN-slug with a valid lesson.yaml and both texts unless told otherwise."""
+    folder = root / f"{number:02d}-{slug}"
+    folder.mkdir(parents=True, exist_ok=True)
+    if yaml_text is None:
+        yaml_text = textwrap.dedent(f"""\
+            order: {number}
+            slug: {slug}
+            status: {status}
+            tags: [test, {slug}]
+            minutes: 7
+            exercise: null
+            xp: 10
+            links:
+              - url: https://example.org/{slug}
+                title: {{en: "Reference for {slug}", ko: "{slug} 참고 자료"}}
+            """)
+    (folder / "lesson.yaml").write_text(yaml_text, encoding="utf-8")
+    defaults = {
+        "ko": f"---\ntitle: 한국어 제목 {slug}\nsummary: 한국어 요약.\n---\n## 첫 절\n\n본문 {slug}.\n",
+        "en": f"---\ntitle: English title {slug}\nsummary: An English summary.\n---\n## First section\n\nBody {slug}.\n",
+    }
+    for lang, content in (("ko", ko), ("en", en)):
+        if content is None:
+            continue
+        (folder / f"{lang}.md").write_text(defaults[lang] if content == "default" else content, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def lessons_dir(tmp_path) -> Path:
+    root = tmp_path / "lessons"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture(name="make_settings")
+def make_settings_fixture():
+    """The make_settings function, for tests that build several apps."""
+    return make_settings
+
+
+@pytest.fixture(name="write_lesson")
+def write_lesson_fixture():
+    return write_lesson

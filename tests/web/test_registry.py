@@ -1,0 +1,24 @@
+"""Levels (100 XP, then +50 each) and the twelve achievements."""
+import pytest
+
+from app.progress.registry import ACHIEVEMENTS, level_for_xp
+
+
+@pytest.mark.parametrize("xp,level,into,need", [
+    (0, 0, 0, 100), (99, 0, 99, 100), (100, 1, 0, 150), (249, 1, 149, 150), (250, 2, 0, 200), (450, 3, 0, 250),
+])
+def test_level_thresholds(xp, level, into, need):
+    state = level_for_xp(xp, "en")
+    assert (state.level, state.xp_into_level, state.xp_for_next) == (level, into, need)
+
+
+def test_level_names_in_both_languages():
+    assert level_for_xp(0, "en").name == "Beginner" and level_for_xp(0, "ko").name == "입문"
+    assert level_for_xp(10**6, "en").name  # far levels still have a name
+
+
+def test_twelve_achievements_with_both_languages():
+    assert len(ACHIEVEMENTS) == 12
+    assert len({a.id for a in ACHIEVEMENTS}) == 12
+    for a in ACHIEVEMENTS:
+        assert a.icon and a.name["ko"] and a.name["en"] and a.description["ko"] and a.description["en"]
