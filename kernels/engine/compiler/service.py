@@ -1,0 +1,247 @@
+"""Compile one (already policy-checked) source into a CompiledKernel, or a coded CompileError.
+
+Steps: prelude (allowed headers + ``#line 1 "kernel.cu"``) + source + signature check ->
+cache lookup -> sandboxed worker -> learner-safe log, resources, extern "C" check -> cache.
+
+This module does NOT run the source policy: grade() does that first. Keeping them apart lets a
+test switch the policy off and prove the sandbox alone keeps files out of reach.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Optional
+
+from .. import codes
+from ..exercise import KernelSpec
+from ..headers import SOURCE_NAME, prelude
+from ..result import Verdict
+from .cache import CubinCache, cache_key
+from .logs import learner_log, parse_ptxas_resources
+from .sandbox import SandboxUnavailable, find_toolchain, unsafe_unsandboxed_allowed
+from .signature import check_code, check_lowered_name, classify_check_errors, name_expression
+from .worker_client import CompileWorker, WorkerDied, WorkerSettings, WorkerTimeout
+
+DEFAULT_ARCH = "sm_90"
+ARCH_ENV = "MKC_COMPILE_ARCH"
+CACHE_DIR_ENV = "MKC_CUBIN_CACHE_DIR"
+_ARCH_RE = re.compile(r"^sm_\d{2,3}[a-z]?$")
+_ENTRY_RE = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\(")
+
+
+@dataclass
+class CompiledKernel:
+    """What the GPU side loads (contract C), plus a few facts for the Result."""
+
+    cubin: bytes
+    ptx: str
+    kernel_name: str  # the symbol to look up in the cubin
+    arch: str
+    resources: dict[str, int]  # registers, shared_bytes, local_bytes (+ spill_*, constant_bytes)
+    log: str  # learner-safe: capped, no server paths, learner line numbers
+    log_truncated: bool = False
+    cached: bool = False
+    key: str = ""
+    nvrtc_version: str = ""
+    sandboxed: bool = True
+    compile_ms: float = 0.0
+
+
+class CompileError(Exception):
+    """The compile did not give a kernel. ``verdict`` is COMPILE_ERROR (the learner's source)
+    or UNAVAILABLE (the server could not compile: no sandbox, no NVRTC)."""
+
+    def __init__(self, verdict: Verdict, code: str, params: Optional[dict[str, Any]] = None,
+                 log: str = "", log_truncated: bool = False):
+        self.verdict, self.code, self.params = verdict, code, dict(params or {})
+        self.log, self.log_truncated = log, log_truncated
+        super().__init__(f"{verdict.value} {code} {self.params}")
+
+
+class Compiler:
+    def __init__(self, arch: Optional[str] = None, *, worker: Optional[CompileWorker] = None,
+                 cache: Optional[CubinCache] = None, lineinfo: bool = False,
+                 extra_options: Iterable[str] = ()):
+        arch = arch or os.environ.get(ARCH_ENV) or DEFAULT_ARCH
+        if not _ARCH_RE.match(arch):
+            raise ValueError(f"bad architecture {arch!r} (want e.g. sm_90)")
+        self.arch = arch
+        self.worker = worker or CompileWorker()
+        self.cache = cache if cache is not None else CubinCache(disk_dir=os.environ.get(CACHE_DIR_ENV) or None)
+        self.lineinfo = lineinfo
+        self.extra_options = list(extra_options)
+        self._unavailable: Optional[tuple[float, SandboxUnavailable]] = None
+
+    # ---- public ----------------------------------------------------------------------
+
+    def options(self, headers: Iterable[str] = ()) -> list[str]:
+        opts = [f"-arch={self.arch}", "--std=c++17", "-default-device", "-Xptxas=-v"]
+        if self.lineinfo:
+            opts.append("-lineinfo")
+        opts.extend(self.extra_options)
+        return opts
+
+    def compile(self, source: str, kernel: Optional[KernelSpec] = None, *,
+                headers: Iterable[str] = ()) -> CompiledKernel:
+        """Compile ``source`` (the learner's text). With ``kernel``, also check its signature
+        and extern "C"; without, take the first entry in the PTX (e.g. ladder files)."""
+        headers = tuple(headers)
+        text = prelude(headers) + source + (check_code(kernel) if kernel else "")
+        names = [name_expression(kernel)] if kernel else []
+        options = self.options(headers)
+        try:
+            tc = find_toolchain()
+        except SandboxUnavailable as exc:
+            raise self._unavailable_error(exc) from None
+        run_options = list(options)
+        if headers:
+            if not tc.include_dir:
+                raise CompileError(Verdict.UNAVAILABLE, codes.UNAVAILABLE_NVRTC, {"reason": "CUDA_HEADERS_MISSING"})
+            run_options.append(f"-I{tc.include_dir}")
+        version = nvrtc_version()
+        key = cache_key(text=text, options=options + (["+headers"] if headers else []),
+                        nvrtc_version=version, arch=self.arch, name_expressions=names)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return self._from_cache(hit, key, version)
+
+        started = time.perf_counter()
+        raw = self._run_worker(text, run_options, names)
+        ms = (time.perf_counter() - started) * 1000.0
+        known_paths = [p for p in (tc.include_dir, tc.nvrtc_dir, tc.python_prefix) if p]
+        log = learner_log(raw.log, known_paths)
+
+        if not raw.ok:
+            if raw.error_kind == "memory":
+                raise CompileError(Verdict.COMPILE_ERROR, codes.COMPILE_RESOURCE_LIMIT, {"limit": "memory"})
+            if raw.error_kind == "internal":
+                raise CompileError(Verdict.UNAVAILABLE, codes.UNAVAILABLE_NVRTC, {"reason": "NVRTC_FAILED"})
+            if kernel is not None and log.check_errors and not (log.learner_errors or log.header_errors
+                                                                or "ptxas" in log.text):
+                code, params = classify_check_errors(kernel, log.check_errors)
+            else:
+                first = log.learner_errors[0].line if log.learner_errors else None
+                code, params = codes.COMPILE_FAILED, {
+                    "errors": len(log.learner_errors) + len(log.header_errors) or 1, "first_line": first}
+            self.cache.put(key, {"ok": False, "code": code, "params": params, "log": log.text,
+                                 "log_truncated": log.truncated}, b"")
+            raise CompileError(Verdict.COMPILE_ERROR, code, params, log.text, log.truncated)
+
+        if kernel is not None:
+            bad = check_lowered_name(kernel, raw.lowered)
+            if bad is not None:
+                self.cache.put(key, {"ok": False, "code": bad[0], "params": bad[1], "log": log.text,
+                                     "log_truncated": log.truncated}, b"")
+                raise CompileError(Verdict.COMPILE_ERROR, bad[0], bad[1], log.text, log.truncated)
+            kernel_name = kernel.name
+        else:
+            m = _ENTRY_RE.search(raw.ptx)
+            if not m:
+                raise CompileError(Verdict.COMPILE_ERROR, codes.COMPILE_KERNEL_MISSING,
+                                   {"name": None, "expected": None}, log.text, log.truncated)
+            kernel_name = m.group(1)
+
+        resources = parse_ptxas_resources(raw.log, kernel_name) or {
+            "registers": 0, "shared_bytes": 0, "local_bytes": 0}
+        meta = {"ok": True, "ptx": raw.ptx, "kernel_name": kernel_name, "resources": resources,
+                "log": log.text, "log_truncated": log.truncated, "compile_ms": ms}
+        self.cache.put(key, meta, raw.cubin)
+        return CompiledKernel(cubin=raw.cubin, ptx=raw.ptx, kernel_name=kernel_name, arch=self.arch,
+                              resources=resources, log=log.text, log_truncated=log.truncated,
+                              cached=False, key=key, nvrtc_version=version,
+                              sandboxed=self.worker.sandboxed, compile_ms=ms)
+
+    def available(self) -> tuple[bool, Optional[str]]:
+        """(True, None) when a worker can start here; else (False, reason code)."""
+        try:
+            find_toolchain()
+            if not self.worker.alive():
+                self.worker.start()
+            return True, None
+        except SandboxUnavailable as exc:
+            return False, exc.reason
+
+    def close(self) -> None:
+        self.worker.stop()
+
+    # ---- internals -------------------------------------------------------------------
+
+    def _run_worker(self, text: str, options: list[str], names: list[str]):
+        # A sandbox that failed to start is not retried on every submission.
+        if self._unavailable and time.monotonic() - self._unavailable[0] < 30:
+            raise self._unavailable_error(self._unavailable[1])
+        try:
+            return self.worker.compile(text, SOURCE_NAME, options, names)
+        except SandboxUnavailable as exc:
+            self._unavailable = (time.monotonic(), exc)
+            raise self._unavailable_error(exc) from None
+        except WorkerTimeout:
+            raise CompileError(Verdict.COMPILE_ERROR, codes.COMPILE_TIMEOUT,
+                               {"seconds": self.worker.settings.wall_s}) from None
+        except WorkerDied as exc:
+            import signal as _signal
+
+            if exc.signal_number in (_signal.SIGXCPU, _signal.SIGKILL):
+                raise CompileError(Verdict.COMPILE_ERROR, codes.COMPILE_TIMEOUT,
+                                   {"seconds": self.worker.settings.cpu_s}) from None
+            if exc.signal_number in (_signal.SIGABRT, _signal.SIGSEGV, _signal.SIGBUS):
+                # NVRTC aborts when malloc fails under RLIMIT_DATA
+                raise CompileError(Verdict.COMPILE_ERROR, codes.COMPILE_RESOURCE_LIMIT,
+                                   {"limit": "memory"}) from None
+            raise CompileError(Verdict.UNAVAILABLE, codes.UNAVAILABLE_WORKER_CRASHED,
+                               {"stage": "compile"}) from None
+
+    def _unavailable_error(self, exc: SandboxUnavailable) -> CompileError:
+        code = codes.UNAVAILABLE_NVRTC if exc.reason == "NVRTC_MISSING" else codes.UNAVAILABLE_NO_SANDBOX
+        return CompileError(Verdict.UNAVAILABLE, code, {"reason": exc.reason})
+
+    def _from_cache(self, hit: tuple[dict[str, Any], bytes], key: str, version: str) -> CompiledKernel:
+        meta, cubin = hit
+        if not meta.get("ok"):
+            raise CompileError(Verdict.COMPILE_ERROR, meta["code"], meta.get("params") or {},
+                               meta.get("log", ""), bool(meta.get("log_truncated")))
+        return CompiledKernel(cubin=cubin, ptx=meta["ptx"], kernel_name=meta["kernel_name"],
+                              arch=self.arch, resources=dict(meta["resources"]), log=meta["log"],
+                              log_truncated=bool(meta.get("log_truncated")), cached=True, key=key,
+                              nvrtc_version=version, sandboxed=self.worker.sandboxed,
+                              compile_ms=float(meta.get("compile_ms") or 0.0))
+
+
+_version_lock = threading.Lock()
+_version: Optional[str] = None
+
+
+def nvrtc_version() -> str:
+    """"13.0" — from the NVRTC library in this process (no GPU needed)."""
+    global _version
+    with _version_lock:
+        if _version is None:
+            try:
+                from cupy.cuda import nvrtc
+
+                major, minor = nvrtc.getVersion()
+                _version = f"{major}.{minor}"
+            except Exception:
+                _version = "unknown"
+        return _version
+
+
+_default: Optional[Compiler] = None
+_default_lock = threading.Lock()
+
+
+def get_compiler() -> Compiler:
+    """The process-wide compiler (one long-lived sandboxed worker)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Compiler()
+        return _default
+
+
+def unsafe_mode_on() -> bool:
+    return unsafe_unsandboxed_allowed()

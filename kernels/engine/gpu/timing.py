@@ -1,0 +1,161 @@
+"""Interleaved GPU timing with CUDA events (contract C): ``measure(launches, ...)``.
+
+Why this shape:
+- Interleaved round by round, in a fresh random order each round: clock and thermal drift hit
+  every kernel alike, so ratios (speedups) stay stable even when absolute times wander.
+- An L2 flush (a memset of twice the L2 size) before each timed call: every kernel starts from
+  cold caches, as it would inside a larger program, and no kernel profits from the previous one.
+- Repeat until the relative standard error of every median is below ``target_rse`` (after
+  ``min_rounds``) or the time budget ends: short kernels get many samples, long ones few.
+- Rounds are paired (all kernels run in each round), so speedup confidence intervals come from a
+  paired bootstrap over rounds.
+
+Imports numpy and cupy only.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+
+@dataclass
+class TimingStats:
+    name: str
+    samples_ms: list[float] = field(default_factory=list)  # one per timed round, in round order
+
+    @property
+    def n(self) -> int:
+        return len(self.samples_ms)
+
+    @property
+    def median_ms(self) -> float:
+        return float(np.median(self.samples_ms)) if self.samples_ms else float("nan")
+
+    @property
+    def spread_ms(self) -> float:
+        """Half the interquartile range: robust to the odd slow outlier."""
+        if self.n < 2:
+            return 0.0
+        q1, q3 = np.percentile(self.samples_ms, [25, 75])
+        return float(q3 - q1) / 2.0
+
+    @property
+    def rse(self) -> float:
+        """Relative standard error of the median (1.2533 * sd / sqrt(n) / median)."""
+        if self.n < 2:
+            return float("inf")
+        s = np.asarray(self.samples_ms)
+        return float(1.2533 * s.std(ddof=1) / math.sqrt(s.size) / max(np.median(s), 1e-12))
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "median_ms": self.median_ms, "spread_ms": self.spread_ms,
+                "rse": self.rse, "samples": self.n}
+
+
+class L2Flusher:
+    """Evicts the L2 cache by writing a buffer twice its size (cudaMemsetAsync: no kernel to
+    compile, nothing learner code could read back)."""
+
+    def __init__(self, factor: int = 2):
+        import cupy
+
+        dev = cupy.cuda.Device()
+        try:
+            l2 = int(cupy.cuda.runtime.deviceGetAttribute(89, dev.id))  # cudaDevAttrL2CacheSize
+        except Exception:  # pragma: no cover - very old runtimes
+            l2 = 64 << 20
+        self.nbytes = max(l2, 8 << 20) * factor
+        self.buf = cupy.empty(self.nbytes, dtype=cupy.uint8)
+        self._value = 0
+
+    def __call__(self, stream=None) -> None:
+        import cupy
+
+        self._value ^= 1  # alternate the value so the writes are never elided
+        s = stream if stream is not None else cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memsetAsync(self.buf.data.ptr, self._value, self.nbytes, s.ptr)
+
+
+def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
+            max_seconds: float = 2.0, target_rse: float = 0.005, min_rounds: int = 10,
+            max_rounds: int = 500, warmup_rounds: int = 2,
+            before_round: Optional[Callable[[int], None]] = None,
+            after_round: Optional[Callable[[int], None]] = None,
+            flusher: Optional[L2Flusher] = None, seed: Optional[int] = None) -> dict[str, TimingStats]:
+    """Time each callable (one kernel launch on the current stream) interleaved round by round.
+
+    before_round(i) / after_round(i) run outside the timed regions (i < 0 for warm-up rounds):
+    the grader uses them to refresh inputs and to re-check outputs of timed runs.
+    Returns {name: TimingStats}; every stats object has the same number of samples (paired).
+    """
+    import cupy
+
+    names = list(launches)
+    if not names:
+        return {}
+    rng = np.random.default_rng(seed)
+    stream = cupy.cuda.get_current_stream()
+    if flush_l2 and flusher is None:
+        flusher = L2Flusher()
+    stats = {n: TimingStats(n) for n in names}
+    events = {n: (cupy.cuda.Event(), cupy.cuda.Event()) for n in names}
+    t_end = time.perf_counter() + max_seconds
+
+    for w in range(warmup_rounds):
+        if before_round:
+            before_round(-1 - w)
+        for n in names:
+            launches[n]()
+        stream.synchronize()
+        if after_round:
+            after_round(-1 - w)
+
+    r = 0
+    while r < max_rounds:
+        if before_round:
+            before_round(r)
+        order = list(rng.permutation(len(names)))
+        for k in order:
+            n = names[k]
+            if flusher is not None:
+                flusher(stream)
+            start, stop = events[n]
+            start.record(stream)
+            launches[n]()
+            stop.record(stream)
+        stream.synchronize()
+        for n in names:
+            start, stop = events[n]
+            stats[n].samples_ms.append(float(cupy.cuda.get_elapsed_time(start, stop)))
+        if after_round:
+            after_round(r)
+        r += 1
+        if r >= min_rounds and all(s.rse <= target_rse for s in stats.values()):
+            break
+        if time.perf_counter() >= t_end and r >= min(min_rounds, 3):
+            break
+    return stats
+
+
+def speedup(against: TimingStats, learner: TimingStats, *, confidence: float = 0.95,
+            n_boot: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """median(against) / median(learner) with a paired bootstrap confidence interval."""
+    a = np.asarray(against.samples_ms, dtype=np.float64)
+    b = np.asarray(learner.samples_ms, dtype=np.float64)
+    n = min(a.size, b.size)
+    if n == 0:
+        return float("nan"), float("nan"), float("nan")
+    a, b = a[:n], b[:n]
+    value = float(np.median(a) / np.median(b))
+    if n < 3:
+        return value, value, value
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_boot, n))
+    ratios = np.median(a[idx], axis=1) / np.median(b[idx], axis=1)
+    lo, hi = np.percentile(ratios, [50 * (1 - confidence), 100 - 50 * (1 - confidence)])
+    return value, float(lo), float(hi)
