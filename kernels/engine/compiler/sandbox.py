@@ -142,7 +142,8 @@ def worker_argv(tc: Toolchain, *, sandboxed: bool, cpu_s: float, data_bytes: int
 
 
 def bwrap_args(tc: Toolchain) -> list[str]:
-    args = ["--unshare-all", "--die-with-parent", "--clearenv", "--new-session",
+    args = ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
+            "--die-with-parent", "--clearenv", "--new-session",
             "--cap-drop", "ALL", "--hostname", "sandbox",
             "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/sandbox", "--chdir", "/tmp"]
     bound: list[str] = []

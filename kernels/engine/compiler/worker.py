@@ -89,7 +89,10 @@ def main():
     except BaseException as exc:  # report why, then stop: the parent marks the sandbox unusable
         send_json(out, {"ready": False, "error": type(exc).__name__, "detail": str(exc)[:500]})
         return 3
-    send_json(out, {"ready": True, "nvrtc_version": version})
+    limits = {name: list(resource.getrlimit(getattr(resource, name)))
+              for name in ("RLIMIT_DATA", "RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_CORE", "RLIMIT_FSIZE")}
+    send_json(out, {"ready": True, "nvrtc_version": version, "limits": limits,
+                    "environ": sorted(os.environ), "uid": os.getuid(), "pid": os.getpid()})
 
     cpu_s = float(config.get("cpu_s") or 30)
     while True:

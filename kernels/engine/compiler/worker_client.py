@@ -67,6 +67,7 @@ class CompileWorker:
         self._lock = threading.Lock()
         self.nvrtc_version: Optional[tuple[int, int]] = None
         self.starts = 0  # how many processes were started (tests watch recycling)
+        self.hello: dict = {}
 
     @property
     def sandboxed(self) -> bool:
@@ -109,6 +110,7 @@ class CompileWorker:
             self.stop()
             raise SandboxUnavailable("NVRTC_MISSING", f"{hello.get('error')}: {hello.get('detail')}")
         self.nvrtc_version = tuple(hello.get("nvrtc_version") or ())  # type: ignore[assignment]
+        self.hello = hello  # limits, environment variable names, pid: what tests check
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None

