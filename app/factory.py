@@ -18,6 +18,7 @@ from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
 from app.routes import errors, language, pages
+from app.routes.page_cache import PageCache
 from app.stats import ViewCounter
 from app.templating import STATIC_DIR, make_environment
 
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.results_checked_at = float("-inf")
     app.state.exercises = ExerciseInfoCache(settings.kernels_dir)
     app.state.views = ViewCounter()
+    app.state.page_cache = PageCache()
 
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
     app.add_exception_handler(Exception, errors.server_error)

@@ -102,6 +102,7 @@ class ResultsStore:
         self._signature: tuple | None = None
         self._documents: list[dict] = []
         self._html: dict[tuple[str, str], str] = {}
+        self.version = 0  # bumped whenever the files change
 
     def _current_signature(self) -> tuple:
         if not self.results_dir.is_dir():
@@ -115,6 +116,7 @@ class ResultsStore:
                 self._documents = _read_results(self.results_dir)
                 self._html = {}
                 self._signature = signature
+                self.version += 1
 
     def html(self, exercise: str, lang: str) -> str:
         key = (exercise, lang)

@@ -35,6 +35,8 @@ LANGUAGE_NAMES = {"cuda": "cuda", "cpp": "c++", "c++": "c++", "c": "c", "python"
                   "py": "python", "bash": "shell", "sh": "shell", "text": "text", "": "text"}
 TITLE = re.compile(r'title="([^"]*)"')
 _FORMATTER = HtmlFormatter(nowrap=True)
+# Whitespace needs no colour; dropping its spans makes lesson pages ~15% smaller.
+_WHITESPACE_SPAN = re.compile(r'<span class="w">([^<]*)</span>')
 
 
 def parse_info(info: str) -> tuple[str, str, set[str]]:
@@ -50,7 +52,7 @@ def parse_info(info: str) -> tuple[str, str, set[str]]:
 def render_code_block(code: str, info: str, copy_label: str, copied_label: str) -> str:
     language, title, flags = parse_info(info)
     lexer = LEXERS.get(language, TextLexer)()
-    highlighted = highlight(code, lexer, _FORMATTER)
+    highlighted = _WHITESPACE_SPAN.sub(r"\1", highlight(code, lexer, _FORMATTER))
     lang_name = LANGUAGE_NAMES.get(language, language or "text")
     caption = escape(title) if title else ""
     kind = " code--fragment" if "fragment" in flags else ""

@@ -1,16 +1,23 @@
-"""The HTML pages: course index and lesson pages, per language."""
+"""The HTML pages: course index and lesson pages, per language.
+
+Lesson HTML is rendered once per file version (LessonText cache) and whole pages once per
+catalog snapshot (PageCache); a request does a few dictionary lookups, renders nothing for
+a visitor, and bumps an in-memory view counter.
+"""
 from __future__ import annotations
 
 import re
 import time
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import RedirectResponse, Response
+from markupsafe import Markup
 
 from app.core.config import LANGUAGES
 from app.lessons.catalog import Lesson
-from app.progress.learner import visitor_state
+from app.progress.learner import LearnerState, visitor_state
 from app.rendering.markdown import MEASURED_PATTERN, render_markdown
+from app.routes.page_cache import STRIP_MARKER, CachedPage
 from app.templating import page_context
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -22,9 +29,14 @@ def _check_lang(lang: str) -> None:
         raise HTTPException(status_code=404)
 
 
-def _render(request: Request, template: str, context: dict, status: int = 200) -> HTMLResponse:
-    html = request.app.state.templates.get_template(template).render(context)
-    return HTMLResponse(html, status_code=status)
+def _results_version(request: Request) -> tuple:
+    """Re-read kernels/results at most once per check interval; returns its version."""
+    state = request.app.state
+    now = time.monotonic()
+    if now - state.results_checked_at > state.settings.catalog_check_interval:
+        state.results.refresh()
+        state.results_checked_at = now
+    return state.results.version
 
 
 def _body_html(request: Request, lesson: Lesson, lang: str) -> tuple[str, list, str, bool]:
@@ -36,12 +48,21 @@ def _body_html(request: Request, lesson: Lesson, lang: str) -> tuple[str, list, 
     html = rendered.html
     if rendered.measured:
         results = request.app.state.results
-        now = time.monotonic()
-        if now - request.app.state.results_checked_at > request.app.state.settings.catalog_check_interval:
-            results.refresh()
-            request.app.state.results_checked_at = now
         html = MEASURED_PATTERN.sub(lambda m: results.html(m.group(1), lang), html)
     return html, rendered.headings, text.lang, fallback
+
+
+def _strip(request: Request, lang: str, learner: LearnerState, lesson_slugs: list[str]) -> bytes:
+    def build() -> str:
+        context = page_context(lang, "/", request.app.state.settings.site_name)
+        context.update(learner=learner, lesson_slugs=lesson_slugs)
+        return request.app.state.templates.get_template("partials/strip.html").render(context)
+
+    return request.app.state.page_cache.strip((lang, learner, tuple(lesson_slugs)), build)
+
+
+def _respond(page: CachedPage, strip: bytes) -> Response:
+    return Response(page.before + strip + page.after, media_type="text/html; charset=utf-8")
 
 
 @router.get("/{lang}", include_in_schema=False)
@@ -50,23 +71,29 @@ async def language_root(lang: str):
     return RedirectResponse(f"/{lang}/", status_code=308)
 
 
-@router.get("/{lang}/", response_class=HTMLResponse)
+@router.get("/{lang}/")
 async def course_index(lang: str, request: Request):
     _check_lang(lang)
     state = request.app.state
     snapshot = state.catalog.snapshot()
     lessons = snapshot.visible(state.settings.show_drafts)
-    entries = []
-    for lesson in lessons:
-        text, fallback = lesson.text(lang)
-        entries.append({"lesson": lesson, "title": text.title, "summary": text.summary, "fallback": fallback})
-    context = page_context(lang, "/", state.settings.site_name)
-    context.update(entries=entries, learner=visitor_state(len(lessons), lang),
-                   total_minutes=sum(l.minutes for l in lessons), lesson_slugs=[l.slug for l in lessons])
-    return _render(request, "index.html", context)
+    slugs = [l.slug for l in lessons]
+
+    def build() -> str:
+        entries = []
+        for lesson in lessons:
+            text, fallback = lesson.text(lang)
+            entries.append({"lesson": lesson, "title": text.title, "summary": text.summary, "fallback": fallback})
+        context = page_context(lang, "/", state.settings.site_name)
+        context.update(entries=entries, strip_html=Markup(STRIP_MARKER),
+                       total_minutes=sum(l.minutes for l in lessons))
+        return state.templates.get_template("index.html").render(context)
+
+    page = state.page_cache.page(("index", lang, state.settings.show_drafts), (snapshot,), build)
+    return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), slugs))
 
 
-@router.get("/{lang}/lessons/{slug}", response_class=HTMLResponse)
+@router.get("/{lang}/lessons/{slug}")
 async def lesson_page(lang: str, slug: str, request: Request):
     _check_lang(lang)
     if len(slug) > 80 or not SLUG.match(slug):
@@ -77,22 +104,26 @@ async def lesson_page(lang: str, slug: str, request: Request):
     lesson = snapshot.get(slug)
     if lesson is None or lesson not in lessons:
         raise HTTPException(status_code=404)
-    position = lessons.index(lesson)
-    text, fallback = lesson.text(lang)
-    body, headings, content_lang, fallback = _body_html(request, lesson, lang)
-    neighbours = {}
-    for key, index in (("prev", position - 1), ("next", position + 1)):
-        if 0 <= index < len(lessons):
-            other = lessons[index]
-            neighbours[key] = {"lesson": other, "title": other.text(lang)[0].title}
     exercise = state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
+    deps = (snapshot, _results_version(request), exercise)
+
+    def build() -> str:
+        position = lessons.index(lesson)
+        text, _ = lesson.text(lang)
+        body, headings, content_lang, fallback = _body_html(request, lesson, lang)
+        neighbours = {}
+        for key, index in (("prev", position - 1), ("next", position + 1)):
+            if 0 <= index < len(lessons):
+                other = lessons[index]
+                neighbours[key] = {"lesson": other, "title": other.text(lang)[0].title}
+        context = page_context(lang, f"/lessons/{lesson.slug}", state.settings.site_name)
+        context.update(
+            lesson=lesson, text=text, body=body, headings=headings, content_lang=content_lang,
+            fallback=fallback, total=len(lessons), neighbours=neighbours, strip_html=Markup(STRIP_MARKER),
+            exercise_id=lesson.meta.exercise, exercise=exercise, report_url=state.settings.report_url,
+        )
+        return state.templates.get_template("lesson.html").render(context)
+
+    page = state.page_cache.page(("lesson", lang, slug, state.settings.show_drafts), deps, build)
     state.views.hit(lesson.slug, lang)
-    context = page_context(lang, f"/lessons/{lesson.slug}", state.settings.site_name)
-    context.update(
-        lesson=lesson, text=text, body=body, headings=headings, content_lang=content_lang,
-        fallback=fallback, total=len(lessons), neighbours=neighbours,
-        learner=visitor_state(len(lessons), lang), exercise_id=lesson.meta.exercise,
-        exercise=exercise, report_url=state.settings.report_url,
-        lesson_slugs=[l.slug for l in lessons],
-    )
-    return _render(request, "lesson.html", context)
+    return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), [l.slug for l in lessons]))

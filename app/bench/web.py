@@ -1,0 +1,163 @@
+"""Lesson page vs the bare FastAPI+Jinja2 baseline, measured with wrk, side by side.
+
+    python -m app bench [--baseline-dir ../shared/bench/web_baseline] [--duration 10s]
+
+Starts two single-worker uvicorn servers on free ports (ours on a throwaway SQLite file),
+warms both up, runs ``wrk -t1 -c50 -d10s --latency`` against the same lesson URL on each,
+one after the other, and prints req/s, p50, p99 and our share of the baseline's req/s.
+Targets (issue 2): ours >= 70% of the baseline's req/s and p99 < 100 ms.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.config import PROJECT_ROOT
+
+TARGET_RATIO = 0.70
+TARGET_P99_MS = 100.0
+DEFAULT_BASELINES = [PROJECT_ROOT.parent / "shared" / "bench" / "web_baseline", Path("/work/shared/bench/web_baseline")]
+
+
+@dataclass
+class WrkResult:
+    requests_per_s: float
+    p50_ms: float
+    p99_ms: float
+    errors: str
+    bytes_per_response: int
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _to_ms(value: str) -> float:
+    match = re.fullmatch(r"([\d.]+)(us|ms|s|m)", value.strip())
+    if not match:
+        raise ValueError(f"unexpected wrk latency {value!r}")
+    number, unit = float(match.group(1)), match.group(2)
+    return number * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4}[unit]
+
+
+def parse_wrk(output: str) -> tuple[float, float, float, str]:
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    p50 = _to_ms(re.search(r"^\s+50%\s+(\S+)", output, re.MULTILINE).group(1))
+    p99 = _to_ms(re.search(r"^\s+99%\s+(\S+)", output, re.MULTILINE).group(1))
+    errors = " ".join(line.strip() for line in output.splitlines() if "Socket errors" in line or "Non-2xx" in line)
+    return rps, p50, p99, errors
+
+
+def _start(cmd: list[str], cwd: Path, env: dict, url: str) -> subprocess.Popen:
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited: {' '.join(cmd)}\n{proc.stderr.read().decode(errors='replace')}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"server did not answer {url} within 60 s")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def run_wrk(url: str, threads: int, connections: int, duration: str) -> WrkResult:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        size = len(response.read())
+    subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", "-d2s", url], check=True, capture_output=True)  # warm-up
+    out = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}", "--latency", url],
+                         check=True, capture_output=True, text=True).stdout
+    rps, p50, p99, errors = parse_wrk(out)
+    return WrkResult(rps, p50, p99, errors, size)
+
+
+def default_lesson_path() -> str:
+    from app.lessons.catalog import load_catalog
+    from app.templating import STATIC_DIR
+
+    snapshot = load_catalog(PROJECT_ROOT / "lessons", STATIC_DIR, PROJECT_ROOT / "kernels")
+    published = [l for l in snapshot.lessons if l.published]
+    lesson = next((l for l in published if l.order == 4), published[0] if published else None)
+    if lesson is None:
+        raise SystemExit("no published lesson to benchmark")
+    return f"/ko/lessons/{lesson.slug}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m app bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline-dir", type=Path, default=None, help="folder with the baseline main.py")
+    parser.add_argument("--baseline-python", default=sys.executable, help="python that has fastapi+uvicorn+jinja2")
+    parser.add_argument("--path", default=None, help="lesson URL path on our server (default: lesson 04 in Korean)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--duration", default="10s")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    args = parser.parse_args(argv)
+
+    if shutil.which("wrk") is None:
+        print("wrk is not installed (Debian: apt-get install wrk)", file=sys.stderr)
+        return 2
+    baseline_dir = args.baseline_dir or next((d for d in DEFAULT_BASELINES if (d / "main.py").is_file()), None)
+    if baseline_dir is None or not (baseline_dir / "main.py").is_file():
+        print("baseline not found; pass --baseline-dir", file=sys.stderr)
+        return 2
+    path = args.path or default_lesson_path()
+
+    ours_port, base_port = _free_port(), _free_port()
+    uvicorn_args = ["--host", "127.0.0.1", "--no-access-log", "--log-level", "warning"]
+    with tempfile.TemporaryDirectory(prefix="mkc-bench-") as data:
+        env = dict(os.environ, MKC_DATA_DIR=data, MKC_DATABASE_URL=f"sqlite:///{data}/bench.db")
+        ours_url = f"http://127.0.0.1:{ours_port}{path}"
+        base_url = f"http://127.0.0.1:{base_port}/ko/lessons/04"
+        ours = _start([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(ours_port), *uvicorn_args], PROJECT_ROOT, env, ours_url)
+        try:
+            base = _start([args.baseline_python, "-m", "uvicorn", "main:app", "--port", str(base_port), *uvicorn_args], baseline_dir, dict(os.environ), base_url)
+            try:
+                # One at a time, so the two servers never compete for the CPU while measured.
+                base_result = run_wrk(base_url, args.threads, args.connections, args.duration)
+                ours_result = run_wrk(ours_url, args.threads, args.connections, args.duration)
+            finally:
+                _stop(base)
+        finally:
+            _stop(ours)
+
+    ratio = ours_result.requests_per_s / base_result.requests_per_s
+    print(f"wrk -t{args.threads} -c{args.connections} -d{args.duration} --latency  ({os.cpu_count()} CPUs)")
+    print(f"{'server':<10} {'URL':<40} {'bytes':>7} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
+    for name, url, r in (("baseline", "/ko/lessons/04", base_result), ("ours", path, ours_result)):
+        print(f"{name:<10} {url:<40} {r.bytes_per_response:>7} {r.requests_per_s:>9.0f} {r.p50_ms:>8.1f} {r.p99_ms:>8.1f}"
+              + (f"  {r.errors}" if r.errors else ""))
+    ok_ratio = ratio >= TARGET_RATIO
+    ok_p99 = ours_result.p99_ms < TARGET_P99_MS
+    print(f"ratio ours/baseline: {ratio:.2f} (target >= {TARGET_RATIO:.2f}: {'met' if ok_ratio else 'MISSED'}); "
+          f"our p99 {ours_result.p99_ms:.1f} ms (target < {TARGET_P99_MS:.0f} ms: {'met' if ok_p99 else 'MISSED'})")
+    if args.check and not (ok_ratio and ok_p99):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

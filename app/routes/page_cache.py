@@ -1,0 +1,54 @@
+"""Whole-page cache for the parts of a page that are the same for every reader.
+
+A page is rendered once with a marker where the learner strip goes, split at the marker,
+and kept as two encoded halves. A request then only adds its own strip (itself cached per
+learner state, so every visitor shares one). An entry is valid while the catalog snapshot,
+the measured-results version and the exercise spec it was built from are still current.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+STRIP_MARKER = "<!--learner-strip-->"
+
+
+@dataclass
+class CachedPage:
+    deps: tuple  # objects the page was built from, compared by identity/equality
+    before: bytes
+    after: bytes
+
+
+class PageCache:
+    def __init__(self, max_entries: int = 256):
+        self._lock = threading.Lock()
+        self._pages: dict[Any, CachedPage] = {}
+        self._strips: dict[Any, bytes] = {}
+        self.max_entries = max_entries
+
+    def page(self, key: Any, deps: tuple, build: Callable[[], str]) -> CachedPage:
+        cached = self._pages.get(key)
+        if cached is not None and len(cached.deps) == len(deps) and all(a is b or a == b for a, b in zip(cached.deps, deps)):
+            return cached
+        html = build()
+        before, marker, after = html.partition(STRIP_MARKER)
+        if not marker:
+            before, after = html, ""
+        cached = CachedPage(deps, before.encode(), after.encode())
+        with self._lock:
+            if len(self._pages) >= self.max_entries:
+                self._pages.clear()  # stale versions pile up only when files change; start over
+            self._pages[key] = cached
+        return cached
+
+    def strip(self, key: Any, build: Callable[[], str]) -> bytes:
+        cached = self._strips.get(key)
+        if cached is None:
+            cached = build().encode()
+            with self._lock:
+                if len(self._strips) >= self.max_entries:
+                    self._strips.clear()
+                self._strips[key] = cached
+        return cached
