@@ -1,0 +1,237 @@
+"""Check and time every rung of the GEMM ladder against cuBLAS; print a table, write results JSON.
+
+    python -m kernels.ladder.bench [--sizes 1024,2048,4096,8192] [--rungs 05,12] [--out FILE]
+
+Each rung runs in its own child process (a faulting kernel poisons its CUDA context; the others
+still get measured). A child compiles its rung, checks it at the odd sizes and at every benchmark
+size against a float64 reference (kernels/ladder/check.py), then times it interleaved with the
+matching cuBLAS call: SGEMM (cupy.matmul on float32, TF32 off) for f32 rungs, HGEMM (cupy.matmul
+on float16) for f16 rungs. Results follow contract D (kind "ladder").
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from . import rungs as rung_mod
+
+ODD_SIZES = [(1, 1, 1), (17, 17, 17), (33, 33, 33), (127, 127, 127), (129, 129, 129), (100, 257, 65)]
+DEFAULT_SIZES = [1024, 2048, 4096, 8192]
+BASELINE = {"f32": "cublas_sgemm", "f16": "cublas_hgemm"}
+RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
+
+
+def _timing():
+    """The engine's timing when it exists (contract C), else the marked stand-in."""
+    try:
+        from kernels.engine.gpu.timing import measure  # type: ignore
+        return measure, "kernels.engine.gpu.timing"
+    except Exception:
+        from .timing_fallback import measure
+        return measure, "kernels.ladder.timing_fallback (stand-in)"
+
+
+def _median_ms(stats) -> float:
+    for attr in ("median_ms", "median"):
+        if hasattr(stats, attr):
+            return float(getattr(stats, attr))
+    return float(stats["median_ms"])
+
+
+def _spread_ms(stats) -> float:
+    for attr in ("spread_ms", "iqr_ms", "spread"):
+        if hasattr(stats, attr):
+            return float(getattr(stats, attr))
+    return float(stats.get("spread_ms", 0.0)) if isinstance(stats, dict) else 0.0
+
+
+# ----------------------------------------------------------------------------------------- child
+def run_child(stem: str, sizes: list[int], max_seconds: float) -> dict:
+    import cupy as cp
+    from . import runner
+    from .check import check_gemm
+
+    rung = next(r for r in rung_mod.discover() if r.stem == stem)
+    loaded = runner.load(rung)
+    measure, timing_source = _timing()
+    out = {"stem": stem, "dtype": rung.dtype, "title": rung.title, "registers": loaded.registers,
+           "static_smem": loaded.static_smem, "dynamic_smem": rung.smem, "local_bytes": loaded.local_bytes,
+           "timing": timing_source, "odd": [], "sizes": []}
+
+    for i, (M, N, K) in enumerate(ODD_SIZES):
+        A, B, A64, B64 = runner.make_inputs(M, N, K, rung.dtype, seed=1000 + i)
+        C = runner.poisoned_output(M, N)
+        loaded.launch(A, B, C, M, N, K)
+        res = check_gemm(cp, C, A64, B64, rung.dtype)
+        out["odd"].append({"M": M, "N": N, "K": K, "ok": res.ok, "summary": res.summary()})
+
+    for n in sizes:
+        M = N = K = n
+        A, B, A64, B64 = runner.make_inputs(M, N, K, rung.dtype, seed=n)
+        C = runner.poisoned_output(M, N)
+        loaded.launch(A, B, C, M, N, K)
+        res = check_gemm(cp, C, A64, B64, rung.dtype)
+        del A64, B64
+        entry = {"n": n, "ok": res.ok, "summary": res.summary(), "worst_ratio": res.worst_ratio}
+        if res.ok:
+            Cb = cp.empty((M, N), dtype=A.dtype)      # cuBLAS writes C in the input type
+            stats = measure({stem: lambda: loaded.launch(A, B, C, M, N, K),
+                             "baseline": lambda: cp.matmul(A, B, out=Cb)},
+                            flush_l2=True, max_seconds=max_seconds)
+            entry.update(median_ms=_median_ms(stats[stem]), spread_ms=_spread_ms(stats[stem]),
+                         baseline_ms=_median_ms(stats["baseline"]),
+                         baseline_spread_ms=_spread_ms(stats["baseline"]))
+            del Cb
+        out["sizes"].append(entry)
+        del A, B, C
+        cp.get_default_memory_pool().free_all_blocks()
+    return out
+
+
+# ---------------------------------------------------------------------------------------- parent
+def gpu_info() -> dict:
+    import cupy as cp
+    from cupy.cuda import nvrtc
+    rt = cp.cuda.runtime
+    dev = cp.cuda.Device()
+    props = rt.getDeviceProperties(dev.id)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    ver = lambda v: f"{v // 1000}.{(v % 1000) // 10}"
+    info = {"name": name, "compute_capability": f"{props['major']}.{props['minor']}",
+            "sm_count": int(props["multiProcessorCount"]),
+            "clock_mhz": rt.deviceGetAttribute(rt.cudaDevAttrClockRate, dev.id) // 1000,
+            "driver": ver(rt.driverGetVersion()), "cuda_runtime": ver(rt.runtimeGetVersion()),
+            "nvrtc": ".".join(map(str, nvrtc.getVersion())), "cupy": cp.__version__}
+    try:   # current clocks and the driver's own version string, when nvidia-smi is there
+        q = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.max.sm,clocks.mem",
+                            "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=20)
+        drv, sm, smmax, mem = [x.strip() for x in q.stdout.strip().splitlines()[0].split(",")]
+        info.update(driver=drv, clock_sm_now_mhz=int(sm), clock_max_mhz=int(smmax), clock_mem_mhz=int(mem))
+    except Exception:
+        pass
+    return info
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def build_results(info: dict, children: list[dict], date: str) -> dict:
+    entries = []
+    baselines: dict[tuple[str, int], list[float]] = {}
+    for ch in children:
+        if "error" in ch:
+            continue
+        for s in ch["sizes"]:
+            if "median_ms" not in s:
+                continue
+            n = s["n"]
+            flops = 2.0 * n * n * n
+            baselines.setdefault((ch["dtype"], n), []).append(s["baseline_ms"])
+            entries.append({
+                "exercise": "gemm", "kernel": ch["stem"], "label": ch["title"], "dtype": ch["dtype"],
+                "size": {"M": n, "N": n, "K": n}, "median_ms": round(s["median_ms"], 5),
+                "spread_ms": round(s["spread_ms"], 5), "work_rate": round(flops / s["median_ms"] / 1e9, 3),
+                "unit": "TFLOP/s", "registers": ch["registers"],
+                "shared_bytes": ch["static_smem"] + ch["dynamic_smem"],
+                "baseline": BASELINE[ch["dtype"]], "vs_baseline": round(s["baseline_ms"] / s["median_ms"], 4),
+                "correct": True, "max_error_vs_bound": s["worst_ratio"]})
+    for (dtype, n), times in sorted(baselines.items()):
+        times.sort()
+        med = times[len(times) // 2]
+        entries.append({"exercise": "gemm", "kernel": BASELINE[dtype],
+                        "label": {"f32": "cuBLAS SGEMM (cupy.matmul, float32, TF32 off)",
+                                  "f16": "cuBLAS HGEMM (cupy.matmul, float16 in and out)"}[dtype],
+                        "dtype": dtype, "size": {"M": n, "N": n, "K": n}, "median_ms": round(med, 5),
+                        "spread_ms": round(times[-1] - times[0], 5),
+                        "work_rate": round(2.0 * n ** 3 / med / 1e9, 3), "unit": "TFLOP/s",
+                        "registers": None, "shared_bytes": None, "vs_baseline": 1.0,
+                        "note": f"median of {len(times)} runs, each interleaved with one rung"})
+    return {"schema": "kernels-results/1", "kind": "ladder", "date": date, "gpu": info, "entries": entries}
+
+
+def format_table(info: dict, children: list[dict]) -> str:
+    lines = [f"GPU: {info['name']} (cc {info['compute_capability']}, {info['sm_count']} SMs, "
+             f"clock {info.get('clock_sm_now_mhz', '?')}/{info.get('clock_max_mhz', info['clock_mhz'])} MHz now/max, "
+             f"mem clock {info.get('clock_mem_mhz', '?')} MHz) driver {info['driver']}, CUDA runtime "
+             f"{info['cuda_runtime']}, NVRTC {info['nvrtc']}, CuPy {info['cupy']}",
+             f"{'rung':28} {'n':>5} {'ms':>9} {'TFLOP/s':>8} {'cuBLAS':>8} {'%cuBLAS':>8} {'regs':>5} {'smem':>7}  check"]
+    for ch in children:
+        if "error" in ch:
+            lines.append(f"{ch['stem']:28} ERROR: {ch['error'][-300:]}")
+            continue
+        odd_bad = [o for o in ch["odd"] if not o["ok"]]
+        odd = "odd sizes ok" if not odd_bad else f"odd sizes FAIL {odd_bad[0]}"
+        smem = ch["static_smem"] + ch["dynamic_smem"]
+        for s in ch["sizes"]:
+            n = s["n"]
+            if "median_ms" in s:
+                tf = 2.0 * n ** 3 / s["median_ms"] / 1e9
+                btf = 2.0 * n ** 3 / s["baseline_ms"] / 1e9
+                lines.append(f"{ch['stem']:28} {n:5d} {s['median_ms']:9.3f} {tf:8.2f} {btf:8.2f} "
+                             f"{100 * s['baseline_ms'] / s['median_ms']:7.1f}% {ch['registers']:5d} {smem:7d}  "
+                             f"{s['summary']}; {odd}")
+            else:
+                lines.append(f"{ch['stem']:28} {n:5d} {'-':>9} {'-':>8} {'-':>8} {'-':>8} {ch['registers']:5d} "
+                             f"{smem:7d}  {s['summary']}; {odd}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default=",".join(map(str, DEFAULT_SIZES)))
+    ap.add_argument("--rungs", default="", help="comma-separated rung numbers or stems (default: all)")
+    ap.add_argument("--out", default="", help="results JSON path (default kernels/results/<gpu>-<date>-ladder.json)")
+    ap.add_argument("--max-seconds", type=float, default=1.0, help="timing budget per rung and size")
+    ap.add_argument("--child-timeout", type=float, default=300.0)
+    ap.add_argument("--child", default="", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+
+    if args.child:
+        print("CHILD-RESULT " + json.dumps(run_child(args.child, sizes, args.max_seconds)), flush=True)
+        return 0
+
+    wanted = [w.strip() for w in args.rungs.split(",") if w.strip()]
+    chosen = [r for r in rung_mod.discover()
+              if not wanted or any(r.stem == w or r.stem.startswith(w.zfill(2) + "_") for w in wanted)]
+    info = gpu_info()
+    children = []
+    for r in chosen:
+        cmd = [sys.executable, "-m", "kernels.ladder.bench", "--child", r.stem, "--sizes", args.sizes,
+               "--max-seconds", str(args.max_seconds)]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.child_timeout,
+                               cwd=Path(__file__).resolve().parents[2])
+            line = next((l for l in p.stdout.splitlines() if l.startswith("CHILD-RESULT ")), None)
+            if line is None:
+                children.append({"stem": r.stem, "error": f"exit {p.returncode}: {p.stderr.strip()}"})
+            else:
+                children.append(json.loads(line[len("CHILD-RESULT "):]))
+        except subprocess.TimeoutExpired:
+            children.append({"stem": r.stem, "error": f"timed out after {args.child_timeout} s"})
+        print(format_table(info, children[-1:]).split("\n", 2)[-1], flush=True)   # progress, row by row
+
+    date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d")
+    results = build_results(info, children, date)
+    out = Path(args.out) if args.out else RESULTS_DIR / f"{slug(info['name'])}-{date}-ladder.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    print()
+    print(format_table(info, children))
+    print(f"timing: {next((c['timing'] for c in children if 'timing' in c), '?')}; results: {out}")
+    bad = [c["stem"] for c in children if "error" in c or any(not o["ok"] for o in c["odd"])
+           or any(not s["ok"] for s in c["sizes"])]
+    if bad:
+        print("NOT CORRECT: " + ", ".join(bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

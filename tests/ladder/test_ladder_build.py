@@ -1,0 +1,135 @@
+"""CPU tests for the GEMM ladder: every rung parses, compiles with NVRTC for its Hopper target, and
+its PTX holds the instruction that defines it — so no rung is a renamed copy of the one before."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import pytest
+
+from kernels.ladder import rungs as rung_mod
+
+from kernels.ladder import nvrtc_build  # needs the NVRTC library (a project dependency), not a GPU
+
+RUNGS = rung_mod.discover()
+BY_STEM = {r.stem: r for r in RUNGS}
+EXPECTED = [
+    "01_naive", "02_coalesced", "03_smem_tiling", "04_1d_thread_tiling", "05_2d_register_tiling",
+    "06_vectorized_transposed_a", "07_bank_conflict_free", "08_double_buffering", "09_warp_tiling",
+    "10_wmma_tensor_cores", "11_mma_sync_ldmatrix", "12_cp_async_pipeline",
+]
+F32_SIGNATURE = re.compile(
+    r'extern "C" __global__ void\s+(?:__launch_bounds__\([^)]*\)\s+)?'
+    r"gemm\(const float\* A, const float\* B, float\* C, int M, int N, int K\)")
+F16_SIGNATURE = re.compile(
+    r'extern "C" __global__ void\s+(?:__launch_bounds__\([^)]*\)\s+)?'
+    r"gemm\(const f16bits\* A, const f16bits\* B, float\* C, int M, int N, int K\)")
+
+# What each rung must show in its PTX (regexes) and must NOT show (to pin what it is not).
+V4_GLOBAL = r"ld\.global(?:\.nc)?\.v4\.(?:f32|u32|b32)"
+MARKERS: dict[str, tuple[list[str], list[str]]] = {
+    "01_naive": ([r"ld\.global\.f32", r"fma\.rn\.f32"], [r"\.shared", r"bar\.sync"]),
+    "02_coalesced": ([r"ld\.global\.f32"], [r"\.shared", r"bar\.sync"]),
+    "03_smem_tiling": ([r"\.shared \.align 4 \.b8 \S+\[4096\]", r"bar\.sync", r"ld\.shared\.f32"], [V4_GLOBAL]),
+    "04_1d_thread_tiling": ([r"bar\.sync", r"ld\.shared\.f32"], [V4_GLOBAL, r"ld\.shared\.v4"]),
+    "05_2d_register_tiling": ([r"ld\.shared\.f32"], [V4_GLOBAL, r"ld\.shared\.v4"]),
+    "06_vectorized_transposed_a": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"st\.global\.v4\.f32"], []),
+    "07_bank_conflict_free": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"\[4224\]"], []),   # 8 × (128+4) floats
+    "08_double_buffering": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"\[8448\]"], []),     # two padded A buffers
+    "09_warp_tiling": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"\[16896\]"], []),         # BK 16: 2 × 16 × 132 × 4
+    "10_wmma_tensor_cores": ([r"wmma\.load\.a\.sync", r"wmma\.load\.b\.sync", r"wmma\.mma\.sync",
+                              r"wmma\.store\.d\.sync"], [r"mma\.sync\.aligned\.m16n8k16", r"ldmatrix"]),
+    "11_mma_sync_ldmatrix": ([r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32",
+                              r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16",
+                              r"ldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16"], [r"cp\.async", r"wmma\."]),
+    "12_cp_async_pipeline": ([r"cp\.async\.cg\.shared\.global", r"cp\.async\.wait_group",
+                              r"cp\.async\.commit_group", r"mma\.sync\.aligned\.m16n8k16", r"ldmatrix"], [r"wgmma"]),
+    "13_wgmma": ([r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.f16\.f16", r"wgmma\.fence",
+                  r"wgmma\.commit_group", r"wgmma\.wait_group", r"fence\.proxy\.async\.shared::cta",
+                  r"cp\.async\.cg\.shared\.global"], [r"ldmatrix", r"mma\.sync\.aligned\.m16n8k16"]),
+}
+# Minimum number of float32 FMAs in the PTX: thread-level tiling unrolls into many of them.
+MIN_FMA = {"04_1d_thread_tiling": 64, "05_2d_register_tiling": 512, "06_vectorized_transposed_a": 512,
+           "07_bank_conflict_free": 512, "08_double_buffering": 512, "09_warp_tiling": 1024}
+
+
+@lru_cache(maxsize=None)
+def built(stem: str) -> nvrtc_build.Built:
+    r = BY_STEM[stem]
+    return nvrtc_build.build(r.source, r.arch, r.path.name)
+
+
+def _ptx_body(ptx: str) -> str:
+    """PTX without comments and the version/target header, for comparing rungs."""
+    lines = [l for l in ptx.splitlines() if l.strip() and not l.lstrip().startswith("//")
+             and not l.startswith((".version", ".target", ".address_size"))]
+    return "\n".join(lines)
+
+
+def test_the_whole_ladder_is_there_in_order():
+    stems = [r.stem for r in RUNGS]
+    assert stems[: len(EXPECTED)] == EXPECTED
+    assert [r.number for r in RUNGS] == list(range(1, len(RUNGS) + 1)), "numbers must be consecutive"
+    assert set(MARKERS) >= set(stems), "every rung needs its PTX markers in this test"
+
+
+@pytest.mark.parametrize("stem", [r.stem for r in RUNGS])
+def test_header_and_signature(stem):
+    r = BY_STEM[stem]
+    src = r.source
+    assert "#include" not in src
+    threads = r.block[0] * r.block[1] * r.block[2]
+    assert 32 <= threads <= 1024 and threads % 32 == 0
+    assert r.tile[0] > 0 and r.tile[1] > 0
+    sig = F32_SIGNATURE if r.dtype == "f32" else F16_SIGNATURE
+    assert sig.search(src), f"{stem}: kernel signature is not the exercise's"
+    if r.number > 1:
+        assert "Changed from" in src, f"{stem}: the header must say what changed from the previous rung"
+        assert "faster" in src, f"{stem}: the header must say why it should be faster"
+    # Dynamic shared memory in the header exactly when the kernel declares it.
+    assert (r.smem > 0) == ("extern __shared__" in src)
+    if r.arch == "sm_90a":
+        assert "wgmma" in src
+
+
+def test_headers_are_rejected_when_malformed(tmp_path):
+    bad = tmp_path / "99_bad.cu"
+    bad.write_text("// 99_bad — x\n// launch: block=256 tile=1,1 smem=0\n// dtype: f32\n// arch: sm_90\n")
+    with pytest.raises(rung_mod.HeaderError, match="launch"):
+        rung_mod.parse_rung(bad)
+
+
+def test_grid_follows_the_exercise_contract():
+    r = BY_STEM["05_2d_register_tiling"]              # tile 128 × 128
+    assert r.grid(M=100, N=257) == (3, 1, 1)           # x covers the columns (N), y the rows (M)
+    assert BY_STEM["13_wgmma"].grid(M=129, N=256) == (1, 2, 1)
+
+
+@pytest.mark.parametrize("stem", [r.stem for r in RUNGS])
+def test_compiles_and_shows_its_defining_instructions(stem):
+    b = built(stem)
+    assert b.cubin, "NVRTC produced no cubin"
+    must, must_not = MARKERS[stem]
+    for pat in must:
+        assert re.search(pat, b.ptx), f"{stem}: PTX lacks {pat!r}"
+    for pat in must_not:
+        assert not re.search(pat, b.ptx), f"{stem}: PTX unexpectedly has {pat!r}"
+    if stem in MIN_FMA:
+        n = len(re.findall(r"fma\.rn\.f32", b.ptx))
+        assert n >= MIN_FMA[stem], f"{stem}: only {n} fma.rn.f32 in PTX"
+    m = re.search(r"Used (\d+) registers", b.log)
+    assert m and int(m.group(1)) <= 255
+    spill = re.search(r"(\d+) bytes spill stores", b.log)
+    assert spill and int(spill.group(1)) <= 16, f"{stem}: register spills ({spill.group(1)} bytes)"
+
+
+@pytest.mark.parametrize("i", range(1, len(RUNGS)))
+def test_no_rung_is_a_copy_of_the_previous(i):
+    prev, cur = RUNGS[i - 1].stem, RUNGS[i].stem
+    assert _ptx_body(built(prev).ptx) != _ptx_body(built(cur).ptx)
+
+
+def test_rungs_pass_the_graders_source_policy():
+    policy = pytest.importorskip("kernels.engine.policy")
+    for r in RUNGS:
+        policy.check_source(r.source)   # raises SourceRejected if a rung could not be submitted
