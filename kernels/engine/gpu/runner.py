@@ -1,0 +1,466 @@
+"""Parent side of GPU grading: ``run_job(exercise, compiled, launch_plan, on_phase) -> Result``.
+
+One job = one fresh worker process (spawned with exec, never forked after CUDA init), sandboxed
+by bubblewrap (sandbox.py), which exits after the job. To keep its start-up (import CuPy, create
+the context, cuBLAS handle: about a second) off the learner's clock, a spare worker is started
+and warmed right after each job, while holding the GPU lock, so it never warms while another job
+is being timed. Only one job uses the GPU at a time: an flock on a lock file, shared by every
+process on this machine (several web workers, the benchmark commands).
+
+Deadlines: the worker announces each learner launch ("watch" with a limit); the parent kills
+the whole process group when a watch or the job's own deadline expires: TIME_LIMIT.
+The learner's device printf goes to the worker's stdout, read here and capped.
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import logging
+import os
+import secrets
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from .. import codes
+from ..result import (CorrectnessCase, GpuInfo, Message, Mismatch, Phase, Result, Speedup,
+                      TierOutcome, Timing, Verdict, XpAward)
+from . import sandbox
+
+log = logging.getLogger(__name__)
+
+LOCK_PATH_ENV = "KERNELS_GPU_LOCK"
+OUTPUT_CAP = 16 * 1024  # bytes of learner device output kept
+
+
+@dataclass
+class Limits:
+    launch_s: float = 5.0  # one learner launch (correctness)
+    job_s: float = 120.0  # the whole job, start-up excluded
+    start_s: float = 60.0  # a worker's start-up (import CuPy, context, cuBLAS)
+    timing_s: float = 1.2  # timing budget per job (split over the timing sizes)
+    printf_bytes: int = 64 * 1024  # device printf FIFO
+    heap_bytes: int = 1 << 20  # device malloc heap (the default 8 MiB is not needed)
+
+    def worker_opts(self) -> dict:
+        return {"printf_bytes": self.printf_bytes, "heap_bytes": self.heap_bytes}
+
+
+def lock_path() -> str:
+    return os.environ.get(LOCK_PATH_ENV) or f"/tmp/kernels-gpu-{os.getuid()}.lock"
+
+
+class GpuLock:
+    """Exclusive use of the GPU across processes (flock is released if the holder dies)."""
+
+    def __init__(self, path: Optional[str] = None):
+        self.path = path or lock_path()
+        self._fh = None
+        self._thread_lock = threading.Lock()  # flock is per open file, so serialise threads too
+
+    def __enter__(self):
+        self._thread_lock.acquire()
+        self._fh = open(self.path, "a+")
+        fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+            self._fh.close()
+        finally:
+            self._fh = None
+            self._thread_lock.release()
+
+
+# ---- one worker process -------------------------------------------------------------------
+
+class Worker:
+    def __init__(self, limits: Limits):
+        sandboxed = not sandbox.unsafe_unsandboxed_allowed()
+        r, w = os.pipe()
+        cmd = sandbox.worker_command(limits.worker_opts(), w, sandboxed=sandboxed)
+        env = None if sandboxed else sandbox.worker_env(sandboxed=False)
+        self.sandboxed = sandboxed
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, pass_fds=(w,), env=env,
+                                     start_new_session=True, close_fds=True)
+        os.close(w)
+        self.proto_fd = r
+        self._buf = b""
+        self.ready: Optional[dict] = None
+        self.output = bytearray()
+        self.output_total = 0
+        self.stderr = bytearray()
+        self._readers = [threading.Thread(target=self._drain, args=(self.proc.stdout, True), daemon=True),
+                         threading.Thread(target=self._drain, args=(self.proc.stderr, False), daemon=True)]
+        for t in self._readers:
+            t.start()
+        self.started = time.monotonic()
+
+    def _drain(self, stream, is_output: bool) -> None:
+        while True:
+            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+            if not chunk:
+                return
+            if is_output:
+                self.output_total += len(chunk)
+                room = OUTPUT_CAP - len(self.output)
+                if room > 0:
+                    self.output += chunk[:room]
+            elif len(self.stderr) < 16384:
+                self.stderr += chunk[:16384 - len(self.stderr)]
+
+    def next_event(self, timeout: float) -> Optional[dict]:
+        """The next protocol message, None on timeout; raises EOFError when the worker is gone."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            sel = selectors.DefaultSelector()
+            sel.register(self.proto_fd, selectors.EVENT_READ)
+            ready = sel.select(left)
+            sel.close()
+            if not ready:
+                return None
+            chunk = os.read(self.proto_fd, 65536)
+            if not chunk:
+                raise EOFError
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def wait_ready(self, timeout: float) -> dict:
+        if self.ready is not None:
+            return self.ready
+        ev = self.next_event(timeout)
+        if ev is None:
+            raise TimeoutError("worker start-up")
+        if ev.get("ev") != "ready":
+            raise RuntimeError(f"worker did not start: {ev}")
+        self.ready = ev
+        return ev
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send_job(self, job: dict) -> None:
+        self.proc.stdin.write((json.dumps(job) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.close()
+
+    def close(self) -> None:
+        try:
+            if self.proc.stdin:
+                self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        for t in self._readers:
+            t.join(timeout=2)
+        try:
+            os.close(self.proto_fd)
+        except OSError:
+            pass
+
+    def learner_output(self) -> tuple[str, int]:
+        return self.output.decode("utf-8", errors="replace"), self.output_total
+
+
+# ---- the pool: one spare, warmed under the GPU lock --------------------------------------
+
+class GpuRunner:
+    def __init__(self, limits: Optional[Limits] = None, *, keep_spare: Optional[bool] = None):
+        self.limits = limits or Limits()
+        self.lock = GpuLock()
+        self.keep_spare = (os.environ.get("KERNELS_GPU_SPARE", "1") != "0") if keep_spare is None else keep_spare
+        self._spare: Optional[Worker] = None
+        self._spare_mutex = threading.Lock()
+        self._warming: Optional[threading.Thread] = None
+
+    # The spare is started with the GPU lock held, so it never warms up while a job is timed.
+    def _warm_spare(self) -> None:
+        try:
+            with self.lock:
+                w = Worker(self.limits)
+                try:
+                    w.wait_ready(self.limits.start_s)
+                except Exception:
+                    log.warning("spare GPU worker failed to start: %s", bytes(w.stderr[-2000:]))
+                    w.kill()
+                    return
+            with self._spare_mutex:
+                old, self._spare = self._spare, w
+            if old is not None:
+                old.kill()
+        except Exception:
+            log.exception("warming a spare GPU worker failed")
+
+    def warm_in_background(self) -> None:
+        if not self.keep_spare:
+            return
+        with self._spare_mutex:
+            if self._spare is not None and self._spare.alive():
+                return
+            if self._warming is not None and self._warming.is_alive():
+                return
+            self._warming = threading.Thread(target=self._warm_spare, daemon=True)
+            self._warming.start()
+
+    def _take_spare(self) -> Optional[Worker]:
+        with self._spare_mutex:
+            w, self._spare = self._spare, None
+        if w is not None and (not w.alive() or w.ready is None):
+            w.kill()
+            return None
+        return w
+
+    def shutdown(self) -> None:
+        if self._warming is not None:
+            self._warming.join(timeout=self.limits.start_s)
+        w = self._take_spare()
+        if w is not None:
+            w.kill()
+
+    def run(self, job: dict, on_event: Callable[[dict], None]) -> tuple[dict, Worker]:
+        """Run one job; returns (final event, worker). Holds the GPU lock throughout."""
+        if self._warming is not None and self._warming.is_alive():
+            self._warming.join(timeout=self.limits.start_s)
+        with self.lock:
+            w = self._take_spare()
+            cold = w is None
+            if w is None:
+                w = Worker(self.limits)
+                try:
+                    w.wait_ready(self.limits.start_s)
+                except (TimeoutError, EOFError, RuntimeError, ValueError) as exc:
+                    w.kill()
+                    return {"ev": "broken", "stage": "start", "error": str(exc)[:300],
+                            "stderr": bytes(w.stderr[-1500:]).decode(errors="replace")}, w
+            try:
+                w.send_job(job)
+                final = self._watch(w, on_event)
+            finally:
+                if w.alive():
+                    w.kill()
+                else:
+                    w.close()
+            final["cold_start"] = cold
+        self.warm_in_background()
+        return final, w
+
+    def _watch(self, w: Worker, on_event: Callable[[dict], None]) -> dict:
+        job_deadline = time.monotonic() + self.limits.job_s
+        watch_deadline = None
+        watch_what = None
+        phase = "checking"
+        while True:
+            now = time.monotonic()
+            deadline = job_deadline if watch_deadline is None else min(job_deadline, watch_deadline)
+            try:
+                ev = w.next_event(deadline - now)
+            except EOFError:
+                w.proc.wait(timeout=10)
+                return {"ev": "crashed", "returncode": w.proc.returncode, "phase": phase,
+                        "stderr": bytes(w.stderr[-1500:]).decode(errors="replace")}
+            if ev is None:
+                limit = (self.limits.job_s if watch_deadline is None or job_deadline <= watch_deadline
+                         else watch_limit)
+                w.kill()
+                return {"ev": "timeout", "seconds": limit, "phase": phase, "what": watch_what}
+            kind = ev.get("ev")
+            if kind == "watch":
+                watch_limit = float(ev.get("limit", self.limits.launch_s))
+                watch_deadline = time.monotonic() + watch_limit
+                watch_what = ev.get("what")
+            elif kind == "unwatch":
+                watch_deadline = None
+            elif kind == "phase":
+                phase = ev.get("name", phase)
+                on_event(ev)
+            elif kind in ("result", "broken"):
+                return ev
+
+
+_runner: Optional[GpuRunner] = None
+_runner_lock = threading.Lock()
+
+
+def get_runner() -> GpuRunner:
+    global _runner
+    with _runner_lock:
+        if _runner is None:
+            _runner = GpuRunner()
+        return _runner
+
+
+# ---- reference kernels (trusted files) are compiled here, without a sandbox ---------------
+
+_ref_cache: dict[tuple, tuple[bytes, str]] = {}
+_ref_lock = threading.Lock()
+
+
+def compile_trusted(path: str, kernel_name: str, arch: str) -> bytes:
+    """NVRTC compile of one of OUR .cu files (naive.cu, tiled.cu), cached per file version."""
+    st = os.stat(path)
+    key = (path, st.st_mtime_ns, st.st_size, arch)
+    with _ref_lock:
+        hit = _ref_cache.get(key)
+        if hit is not None:
+            return hit[0]
+    from cupy.cuda import nvrtc
+
+    with open(path, encoding="utf-8") as fh:
+        src = fh.read()
+    prog = nvrtc.createProgram(src, os.path.basename(path), [], [])
+    try:
+        nvrtc.compileProgram(prog, [f"-arch={arch}", "--std=c++17", "-default-device"])
+        cubin = nvrtc.getCUBIN(prog)
+    except Exception as exc:
+        raise RuntimeError(f"reference {path} does not compile: {nvrtc.getProgramLog(prog)[:2000]}") from exc
+    finally:
+        nvrtc.destroyProgram(prog)
+    with _ref_lock:
+        _ref_cache[key] = (cubin, kernel_name)
+    return cubin
+
+
+def _plan_dict(plan: Any) -> dict:
+    if isinstance(plan, dict):
+        return {"block": list(plan["block"]), "tile": list(plan["tile"]), "smem": int(plan.get("smem", 0))}
+    return {"block": list(plan.block), "tile": list(plan.tile), "smem": int(plan.smem)}
+
+
+def exercise_payload(exercise) -> dict:
+    """What the worker needs of the spec, as plain JSON (the worker does not read YAML)."""
+    return {
+        "id": exercise.id,
+        "folder": str(exercise.folder.resolve()),
+        "params": [{"name": p.name, "type": p.type, "role": p.role, "shape": list(p.shape or ())}
+                   for p in exercise.kernel.params],
+        "output_grid": {"rows": exercise.output_grid.rows, "cols": exercise.output_grid.cols},
+        "correctness_sizes": [dict(s) for s in exercise.correctness_sizes],
+        "timing_sizes": [dict(s) for s in exercise.timing_sizes],
+        "tolerance": dict(exercise.tolerance),
+        "work": {"metric": exercise.work.metric, "expr": exercise.work.expr},
+        "baseline": exercise.baseline,
+        "tiers": [{"id": t.id, "against": t.against, "speedup": t.speedup, "xp": t.xp}
+                  for t in exercise.tiers],
+        "pass_xp": exercise.pass_xp,
+    }
+
+
+def build_job(exercise, compiled, plan, *, seed: Optional[int] = None, do_timing: bool = True,
+              limits: Optional[Limits] = None, timing_sizes: Optional[list] = None) -> dict:
+    limits = limits or get_runner().limits
+    arch = getattr(compiled, "arch", None) or "sm_90"
+    payload = exercise_payload(exercise)
+    if timing_sizes is not None:
+        payload["timing_sizes"] = [dict(s) for s in timing_sizes]
+    refs = {}
+    for name in ("naive", "tiled"):
+        rk = exercise.references[name]
+        cubin = compile_trusted(str(exercise.path(rk.file)), exercise.kernel.name, arch)
+        refs[name] = {"cubin_b64": base64.b64encode(cubin).decode(), "name": exercise.kernel.name,
+                      "launch": rk.launch.as_request()}
+    return {
+        "exercise": payload,
+        "learner": {"cubin_b64": base64.b64encode(compiled.cubin).decode(),
+                    "name": compiled.kernel_name, "launch": _plan_dict(plan)},
+        "references": refs,
+        "seed": seed if seed is not None else secrets.randbits(63),
+        "limits": {"launch_s": limits.launch_s, "timing_s": limits.timing_s},
+        "work_amounts": [exercise.work.amount(s) for s in payload["timing_sizes"]],
+        "do_timing": do_timing,
+    }
+
+
+# ---- Result assembly ----------------------------------------------------------------------
+
+def _to_result(final: dict, worker: Worker, exercise_id: str) -> Result:
+    kind = final.get("ev")
+    flags: list[Message] = []
+    text, total = worker.learner_output()
+    if total:
+        flags.append(Message("DEVICE_OUTPUT", {"text": text[:4096], "bytes": total,
+                                               "truncated": total > min(len(text), 4096)}))
+    if kind == "timeout":
+        return Result(verdict=Verdict.TIME_LIMIT, exercise=exercise_id, flags=flags,
+                      message=Message(codes.TIME_LIMIT_EXCEEDED,
+                                      {"seconds": round(float(final["seconds"]), 3),
+                                       "phase": final.get("phase")}))
+    if kind == "crashed":
+        log.warning("GPU worker crashed (rc=%s): %s", final.get("returncode"), final.get("stderr"))
+        return Result(verdict=Verdict.UNAVAILABLE, exercise=exercise_id, flags=flags,
+                      message=Message(codes.UNAVAILABLE_WORKER_CRASHED, {"stage": final.get("phase")}))
+    if kind == "broken":
+        log.warning("GPU worker unusable: %s %s", final.get("error"), final.get("stderr"))
+        return Result(verdict=Verdict.UNAVAILABLE, exercise=exercise_id, flags=flags,
+                      message=Message(codes.UNAVAILABLE_WORKER_CRASHED, {"stage": final.get("stage", "start")}))
+    r = final["result"]
+    res = Result(verdict=Verdict(r["verdict"]), exercise=exercise_id,
+                 message=Message(r["message"]["code"], r["message"].get("params", {})))
+    for c in r.get("correctness", []):
+        mm = c.get("mismatch")
+        msg = c.get("message")
+        res.correctness.append(CorrectnessCase(
+            size=c["size"], ok=c["ok"], mismatch=Mismatch(**mm) if mm else None,
+            message=Message(msg["code"], msg.get("params", {})) if msg else None))
+    res.timings = [Timing(**t) for t in r.get("timings", [])]
+    res.speedups = [Speedup(**s) for s in r.get("speedups", [])]
+    res.tiers = [TierOutcome(**t) for t in r.get("tiers", [])]
+    if r.get("xp"):
+        res.xp = XpAward(**r["xp"])
+    res.flags = flags + [Message(f["code"], f.get("params", {})) for f in r.get("flags", [])]
+    if r.get("gpu"):
+        res.gpu = GpuInfo(**{k: r["gpu"].get(k) for k in
+                             ("name", "compute_capability", "sm_count", "clock_mhz", "driver", "cuda_runtime")})
+    res.versions = {k: str(v) for k, v in (r.get("versions") or {}).items()}
+    res.versions["gpu_worker"] = "sandboxed" if worker.sandboxed else "UNSANDBOXED"
+    return res
+
+
+def run_job(exercise, compiled, launch_plan, on_phase: Optional[Callable] = None, *,
+            seed: Optional[int] = None, do_timing: bool = True, runner: Optional[GpuRunner] = None,
+            timing_sizes: Optional[list] = None) -> Result:
+    """Check (and time) one compiled kernel on the GPU in a fresh sandboxed worker."""
+    runner = runner or get_runner()
+    if not sandbox.unsafe_unsandboxed_allowed():
+        try:
+            sandbox.bwrap_binary()
+        except sandbox.SandboxUnavailable as exc:
+            return Result(verdict=Verdict.UNAVAILABLE, exercise=exercise.id,
+                          message=Message(codes.UNAVAILABLE_NO_SANDBOX, {"reason": str(exc)}))
+    job = build_job(exercise, compiled, launch_plan, seed=seed, do_timing=do_timing,
+                    limits=runner.limits, timing_sizes=timing_sizes)
+    if on_phase is not None:
+        on_phase(Phase.CHECKING.value)
+
+    def on_event(ev: dict) -> None:
+        if on_phase is not None and ev.get("name") == "timing":
+            on_phase(Phase.TIMING.value)
+
+    final, worker = runner.run(job, on_event)
+    result = _to_result(final, worker, exercise.id)
+    result.versions["gpu_cold_start"] = str(bool(final.get("cold_start")))
+    return result

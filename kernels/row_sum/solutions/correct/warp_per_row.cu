@@ -1,0 +1,14 @@
+// Correct: one warp per row (8 rows per block); the lanes stride along the row and fold with
+// shuffles (butterfly order: every lane ends with the full sum).
+// launch: {"block": [32, 8, 1], "tile": [1, 8], "smem": 0}
+extern "C" __global__ void row_sum(const float* X, float* out, int rows, int cols)
+{
+    const int row = blockIdx.y * 8 + threadIdx.y;
+    if (row >= rows) return;                       // uniform across the warp
+    const float* p = X + (size_t)row * cols;
+    float sum = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += 32) sum += p[c];
+    for (int mask = 16; mask > 0; mask /= 2)
+        sum += __shfl_xor_sync(0xffffffffu, sum, mask);
+    if (threadIdx.x == 0) out[row] = sum;
+}

@@ -1,0 +1,13 @@
+// WRONG on purpose: leaves out the last 1% of each row (cols / 100 elements).
+// launch: {"block": [32, 8, 1], "tile": [1, 8], "smem": 0}
+extern "C" __global__ void row_sum(const float* X, float* out, int rows, int cols)
+{
+    const int row = blockIdx.y * 8 + threadIdx.y;
+    if (row >= rows) return;
+    const float* p = X + (size_t)row * cols;
+    const int used = cols - cols / 100;
+    float sum = 0.0f;
+    for (int c = threadIdx.x; c < used; c += 32) sum += p[c];
+    for (int mask = 16; mask > 0; mask /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, mask);
+    if (threadIdx.x == 0) out[row] = sum;
+}
