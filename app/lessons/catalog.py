@@ -169,7 +169,7 @@ def _load_text(path: Path, lang: str) -> tuple[LessonText | None, list[Problem]]
     return LessonText(lang, path, fm.title.strip(), fm.summary.strip(), body, end + 2), []
 
 
-def _cross_checks(lesson: Lesson, meta_path: Path, static_dir: Path, kernels_dir: Path) -> list[Problem]:
+def _cross_checks(lesson: Lesson, meta_path: Path, meta_node, static_dir: Path, kernels_dir: Path) -> list[Problem]:
     """Warnings: the two languages should mirror each other; referenced files should exist."""
     problems: list[Problem] = []
     texts = list(lesson.texts.values())
@@ -186,7 +186,8 @@ def _cross_checks(lesson: Lesson, meta_path: Path, static_dir: Path, kernels_dir
                 line = text.body_line + text.body[: match.start()].count("\n")
                 problems.append(Problem(text.path, line, f"image {match.group(1)} not found", "warning"))
     if lesson.meta.exercise and not (kernels_dir / lesson.meta.exercise).is_dir():
-        problems.append(Problem(meta_path, 1, f"exercise '{lesson.meta.exercise}' has no kernels/{lesson.meta.exercise}/ folder", "warning"))
+        problems.append(Problem(meta_path, line_of(meta_node, ("exercise",)),
+                                f"exercise '{lesson.meta.exercise}' has no kernels/{lesson.meta.exercise}/ folder", "warning"))
     return problems
 
 
@@ -224,7 +225,7 @@ def load_catalog(lessons_dir: Path, static_dir: Path, kernels_dir: Path) -> Snap
             problems.append(Problem(folder, 1, "no readable ko.md or en.md: lesson left out"))
             continue
         lesson = Lesson(folder, meta, texts)
-        problems += _cross_checks(lesson, meta_path, static_dir, kernels_dir)
+        problems += _cross_checks(lesson, meta_path, node, static_dir, kernels_dir)
         lessons.append(lesson)
     # Orders and slugs identify lessons: a duplicate keeps the first and reports the rest.
     seen: dict[int, Lesson] = {}
