@@ -26,3 +26,9 @@ class LessonView(Base):
     lang: Mapped[str] = mapped_column(String(5))
     day: Mapped[dt.date] = mapped_column(Date)
     views: Mapped[int] = mapped_column(Integer, default=0)
+
+
+# Account and progress tables live beside their services; importing them here registers them
+# on Base.metadata so Alembic (migrations/env.py) and the models-vs-migrations test see them.
+from app.accounts import models as _account_models  # noqa: E402,F401
+from app.progress import models as _progress_models  # noqa: E402,F401

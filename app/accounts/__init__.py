@@ -1,0 +1,1 @@
+"""Accounts: users, passwords, sessions, CSRF, rate limits, roles, API tokens."""
