@@ -93,7 +93,7 @@ class Lesson:
         raise LookupError(self.slug)  # a Lesson is never built without a text
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: a new snapshot means files changed
 class Snapshot:
     lessons: list[Lesson]  # every valid lesson, drafts included, by order
     problems: list[Problem]
