@@ -12,16 +12,16 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
+from app.i18n import gettext_for
+
 log = logging.getLogger(__name__)
 
-TEXT = {
-    "ko": {"kernel": "커널", "size": "크기", "median": "중앙값 (ms)", "rate": "처리량", "vs": "기준 대비",
-           "caption": "이 서버의 {gpu}에서 측정 · {date}",
-           "none": "이 서버에서는 아직 측정한 결과가 없습니다. GPU에서 기준 벤치마크를 돌리면 이 자리에 표가 나타납니다."},
-    "en": {"kernel": "Kernel", "size": "Size", "median": "Median (ms)", "rate": "Throughput", "vs": "vs baseline",
-           "caption": "Measured on this server's {gpu} · {date}",
-           "none": "No measurements on this server yet. Once the reference benchmark runs on the GPU, the table appears here."},
-}
+
+def _text(lang: str) -> dict[str, str]:
+    _ = gettext_for(lang)
+    return {"kernel": _("Kernel"), "size": _("Size"), "median": _("Median (ms)"), "rate": _("Throughput"),
+            "vs": _("vs baseline"), "caption": _("Measured on this server's {gpu} · {date}"),
+            "none": _("No measurements on this server yet. Once the reference benchmark runs on the GPU, the table appears here.")}
 
 
 @dataclass
@@ -77,7 +77,7 @@ def _size(size) -> str:
 
 
 def render_measurement(measurement: Measurement | None, lang: str) -> str:
-    t = TEXT[lang]
+    t = _text(lang)
     if measurement is None:
         return f'<aside class="box box--measured box--empty"><p>{escape(t["none"])}</p></aside>'
     rows = []
@@ -88,8 +88,8 @@ def render_measurement(measurement: Measurement | None, lang: str) -> str:
         rows.append(f'<tr><td>{escape(str(e.get("label") or e.get("kernel", "")))}</td><td>{_size(e.get("size"))}</td>'
                     f'<td class="num">{_fmt(e.get("median_ms"), 3)}</td><td class="num">{rate}</td><td class="num">{vs_cell}</td></tr>')
     caption = escape(t["caption"].format(gpu=measurement.gpu, date=measurement.date))
-    return (f'<figure class="measured"><div class="table-scroll"><table><thead><tr><th>{t["kernel"]}</th><th>{t["size"]}</th>'
-            f'<th>{t["median"]}</th><th>{t["rate"]}</th><th>{t["vs"]}</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+    return (f'<figure class="measured"><div class="table-scroll"><table><thead><tr><th>{escape(t["kernel"])}</th><th>{escape(t["size"])}</th>'
+            f'<th>{escape(t["median"])}</th><th>{escape(t["rate"])}</th><th>{escape(t["vs"])}</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             f'<figcaption>{caption}</figcaption></figure>')
 
 

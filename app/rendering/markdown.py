@@ -15,17 +15,20 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.container import container_plugin
 
+from app.i18n import gettext_for
 from app.rendering.code import render_code_block
 
 MEASURED_MARKER = "<!--measured:{}-->"
 MEASURED_PATTERN = re.compile(r"<!--measured:([a-z0-9_]+)-->")
 _MEASURED_INFO = re.compile(r"^measured\s+([a-z0-9_]+)\s*$")
 
-# Labels inside rendered lesson HTML (rendering happens once per language and is cached).
-LABELS = {
-    "ko": {"note": "참고", "warning": "주의", "exercise": "실습", "copy": "복사", "copied": "복사됨"},
-    "en": {"note": "Note", "warning": "Watch out", "exercise": "Exercise", "copy": "Copy", "copied": "Copied"},
-}
+
+
+def _labels(lang: str) -> dict[str, str]:
+    """Labels inside rendered lesson HTML (rendering happens once per language and is cached)."""
+    _ = gettext_for(lang)
+    return {"note": _("Note"), "warning": _("Watch out"), "exercise": _("Exercise"),
+            "copy": _("Copy"), "copied": _("Copied")}
 
 
 @dataclass
@@ -59,7 +62,7 @@ def _measured_render(self, tokens, idx, _options, env):
 
 
 def _build(lang: str) -> MarkdownIt:
-    labels = LABELS[lang]
+    labels = _labels(lang)
     # Raw HTML is off: lesson files are content, not code.
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable(["table", "strikethrough"])
     md.use(anchors_plugin, min_level=2, max_level=3, slug_func=_slugify, permalink=True, permalinkSymbol="#")
