@@ -84,7 +84,7 @@ def library_path() -> str:
 
 
 def worker_command(opts: dict, fd: int, *, sandboxed: bool) -> list[str]:
-    python = os.path.realpath(sys.executable)
+    python = sys.executable  # a venv's python keeps its site-packages (its folder is bound)
     py_cmd = [python, "-s", "-B", "-m", "kernels.engine.gpu.worker", str(fd), json.dumps(opts)]
     if not sandboxed:
         return py_cmd
