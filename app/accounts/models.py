@@ -11,11 +11,8 @@ import datetime as dt
 from sqlalchemy import DateTime, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
+from app.accounts.clock import utcnow
 from app.models import Base
-
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
 class User(Base):

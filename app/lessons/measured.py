@@ -71,8 +71,10 @@ def _fmt(value, digits: int) -> str:
 
 
 def _size(size) -> str:
-    if isinstance(size, dict):
-        return " × ".join(f"{k}={v}" for k, v in size.items())
+    if isinstance(size, dict) and size:
+        if len(set(size.values())) == 1:  # a square problem reads better as M = N = K = 2048
+            return escape(" = ".join(list(map(str, size)) + [str(next(iter(size.values())))]))
+        return escape(", ".join(f"{k} = {v}" for k, v in size.items()))
     return escape(str(size or ""))
 
 

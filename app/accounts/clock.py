@@ -1,0 +1,8 @@
+"""Naive-UTC timestamps for the database (SQLite has no time zones; everything stored is UTC)."""
+from __future__ import annotations
+
+import datetime as dt
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)

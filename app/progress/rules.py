@@ -1,0 +1,145 @@
+"""The rule behind each of the twelve achievements: a pure function over the event log.
+
+A rule reads events (sorted by time) and returns when the achievement was earned (the time of
+the event that satisfied it) or None. Pure functions make rules testable on synthetic events
+and replayable over a learner's whole history. Names, icons and texts live in registry.py.
+"""
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Callable, Iterable
+from zoneinfo import ZoneInfo
+
+from app.progress import events as ev
+from app.progress.events import EventView
+from app.progress.registry import ACHIEVEMENTS
+
+# What counts as "studying" on a day, for streaks.
+STUDY_KINDS = frozenset({ev.LESSON_OPENED, ev.LESSON_COMPLETED, ev.LANGUAGE_READ, ev.EXERCISE_ATTEMPTED,
+                         ev.EXERCISE_PASSED, ev.COMMENT_POSTED})
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    lesson_slugs: frozenset[str]  # the published catalog, for "all lessons"
+    tz: dt.tzinfo = dt.timezone.utc  # the learner's zone, for calendar-day streaks
+
+
+Rule = Callable[[list[EventView], RuleContext], "dt.datetime | None"]
+
+
+def _first(events: Iterable[EventView], test: Callable[[EventView], bool]) -> dt.datetime | None:
+    for event in events:
+        if test(event):
+            return event.occurred_at
+    return None
+
+
+def first_lesson(events, ctx):
+    return _first(events, lambda e: e.kind == ev.LESSON_COMPLETED)
+
+
+def all_lessons(events, ctx):
+    if not ctx.lesson_slugs:
+        return None
+    missing = set(ctx.lesson_slugs)
+    for e in events:
+        if e.kind == ev.LESSON_COMPLETED and e.subject in missing:
+            missing.discard(e.subject)
+            if not missing:
+                return e.occurred_at
+    return None
+
+
+def first_compile(events, ctx):
+    return _first(events, lambda e: e.kind == ev.EXERCISE_ATTEMPTED and bool(e.data.get("compiled")))
+
+
+def first_correct(events, ctx):
+    return _first(events, lambda e: e.kind == ev.EXERCISE_PASSED)
+
+
+def _speedup(against: str, at_least: float):
+    """Faster with confidence: the LOWER end of the speedup's CI (the event's value) clears the bar."""
+    def rule(events, ctx):
+        return _first(events, lambda e: e.kind == ev.SPEEDUP_REACHED and e.data.get("against") == against
+                      and e.value is not None and e.value >= at_least)
+    return rule
+
+
+def bilingual(events, ctx):
+    langs: dict[str, set[str]] = {}
+    for e in events:
+        if e.kind == ev.LANGUAGE_READ and e.lang:
+            seen = langs.setdefault(e.subject, set())
+            seen.add(e.lang)
+            if {"ko", "en"} <= seen:
+                return e.occurred_at
+    return None
+
+
+def local_day(moment: dt.datetime, tz: dt.tzinfo) -> dt.date:
+    return moment.replace(tzinfo=dt.timezone.utc).astimezone(tz).date()
+
+
+def _streak(days_needed: int):
+    def rule(events, ctx):
+        run, last_day = 0, None
+        for e in events:
+            if e.kind not in STUDY_KINDS:
+                continue
+            day = local_day(e.occurred_at, ctx.tz)
+            if day == last_day:
+                continue
+            run = run + 1 if last_day is not None and day == last_day + dt.timedelta(days=1) else 1
+            last_day = day
+            if run >= days_needed:
+                return e.occurred_at
+        return None
+    return rule
+
+
+def first_comment(events, ctx):
+    return _first(events, lambda e: e.kind == ev.COMMENT_POSTED)
+
+
+def helpful_reply(events, ctx):
+    # the mark must come from the comment's author, who is someone else than the replier
+    return _first(events, lambda e: e.kind == ev.REPLY_MARKED_HELPFUL
+                  and e.data.get("marked_by") is not None and e.data.get("marked_by") != e.data.get("reply_author"))
+
+
+RULES: dict[str, Rule] = {
+    "first_lesson": first_lesson,
+    "all_lessons": all_lessons,
+    "first_compile": first_compile,
+    "first_correct": first_correct,
+    "beat_naive": _speedup("naive", 1.0 + 1e-9),
+    "beat_tiled": _speedup("tiled", 1.0 + 1e-9),
+    "double_tiled": _speedup("tiled", 2.0),
+    "bilingual": bilingual,
+    "streak_3": _streak(3),
+    "streak_7": _streak(7),
+    "first_comment": first_comment,
+    "helpful_reply": helpful_reply,
+}
+assert set(RULES) == {a.id for a in ACHIEVEMENTS}, "every achievement in the registry needs exactly one rule"
+
+
+def evaluate(events: list[EventView], ctx: RuleContext) -> dict[str, dt.datetime]:
+    """Every achievement the events earn, with the time each was earned. Events must be time-ordered."""
+    ordered = sorted(events, key=lambda e: e.occurred_at)
+    earned = {}
+    for achievement_id, rule in RULES.items():
+        when = rule(ordered, ctx)
+        if when is not None:
+            earned[achievement_id] = when
+    return earned
+
+
+def zone(name: str | None) -> dt.tzinfo:
+    try:
+        return ZoneInfo(name) if name else dt.timezone.utc
+    except (ValueError, KeyError, OSError):
+        return dt.timezone.utc
