@@ -25,7 +25,7 @@ import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from .. import codes
@@ -272,6 +272,7 @@ class GpuRunner:
     def _watch(self, w: Worker, on_event: Callable[[dict], None]) -> dict:
         job_deadline = time.monotonic() + self.limits.job_s
         watch_deadline = None
+        watch_limit = self.limits.launch_s
         watch_what = None
         phase = "checking"
         while True:

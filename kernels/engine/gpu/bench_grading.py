@@ -1,0 +1,112 @@
+"""Grading benchmark: turnaround from source in to verdict out, and the stability of speedups.
+
+    python -m kernels.engine.gpu.bench_grading [--n 8]
+
+Prints, with the GPU's name:
+- turnaround of grade() for the gemm exercise (timing at 1024 and 2048) with a COLD compile
+  (a fresh comment makes every source new to the cubin cache) and with a CACHED compile:
+  median and p95. Each grading starts once the spare worker is warm, the server's steady state
+  between submissions (the spare warms while the GPU is idle, after each job).
+- the speedup vs tiled over five gradings of one kernel: values, and their spread
+  ((max - min) / median). Targets (issue 4): median turnaround < 1 s cold, spread < 3 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import secrets
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from ..exercise import load_exercise
+
+KERNELS = Path(__file__).resolve().parents[2]
+LAUNCH_RE = re.compile(r"^//\s*launch:\s*(\{.*\})", re.M)
+
+
+def _wait_spare() -> None:
+    from .runner import get_runner
+
+    r = get_runner()
+    r.warm_in_background()
+    if r._warming is not None:
+        r._warming.join(120)
+
+
+def _p95(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=8, help="gradings per turnaround case")
+    ap.add_argument("--exercise", default="gemm")
+    ap.add_argument("--kernel", default="solutions/correct/regtile_64x64.cu")
+    ap.add_argument("--json", default=None, help="also write the figures to this file")
+    args = ap.parse_args(argv)
+
+    from . import gpu_available
+    from .. import grade
+
+    if not gpu_available():
+        print("no GPU here", file=sys.stderr)
+        return 2
+    ex = load_exercise(args.exercise)
+    src_path = KERNELS / args.exercise / "tiled.cu"
+    src = src_path.read_text()
+    launch = json.loads(LAUNCH_RE.search(src).group(1))
+
+    first = grade(args.exercise, src, launch)  # starts the compile worker and the GPU spare
+    gpu = first.gpu.name if first.gpu else "?"
+    print(f"GPU: {gpu}   exercise: {args.exercise}  timing sizes: "
+          f"{[tuple(s.values()) for s in ex.timing_sizes]}")
+
+    cases = {}
+    for case in ("cold", "cached"):
+        times, verdicts, phases = [], [], []
+        for i in range(args.n):
+            text = src + (f"\n// nonce {secrets.token_hex(8)}\n" if case == "cold" else "")
+            _wait_spare()
+            t0 = time.perf_counter()
+            res = grade(args.exercise, text, launch)
+            times.append(time.perf_counter() - t0)
+            verdicts.append(res.verdict.value)
+            phases.append({p.name: p.ms for p in res.phases})
+        cases[case] = times
+        ph = {k: statistics.median(p.get(k, 0.0) for p in phases) for k in phases[0]}
+        print(f"turnaround {case:6} compile: median {statistics.median(times):.3f} s  "
+              f"p95 {_p95(times):.3f} s  (n={len(times)}, verdicts {sorted(set(verdicts))}); "
+              "median phase ms: " + ", ".join(f"{k} {v:.0f}" for k, v in ph.items()))
+
+    kpath = KERNELS / args.exercise / args.kernel
+    ktext = kpath.read_text()
+    klaunch = json.loads(LAUNCH_RE.search(ktext).group(1))
+    big = dict(ex.largest_timing_size)
+    values = {}
+    for i in range(5):
+        _wait_spare()
+        res = grade(args.exercise, ktext, klaunch)
+        for s in res.speedups:
+            if s.size == big:
+                values.setdefault(s.against, []).append(s.value)
+    for against, vs in values.items():
+        med = statistics.median(vs)
+        spread = (max(vs) - min(vs)) / med
+        print(f"speedup vs {against:8} over 5 gradings of {kpath.name} at {tuple(big.values())}: "
+              + " ".join(f"{v:.3f}" for v in vs) + f"   spread {100 * spread:.2f} %")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"gpu": gpu, "turnaround_s": cases, "speedups": values}, fh, indent=1)
+    from .runner import get_runner
+
+    get_runner().shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
