@@ -67,7 +67,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.results_checked_at = float("-inf")
     app.state.exercises = ExerciseInfoCache(settings.kernels_dir)
     app.state.views = ViewCounter()
-    app.state.page_cache = PageCache()
+    app.state.page_cache = PageCache(enabled=not settings.debug)
 
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
     app.add_exception_handler(Exception, errors.server_error)

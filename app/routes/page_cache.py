@@ -22,14 +22,16 @@ class CachedPage:
 
 
 class PageCache:
-    def __init__(self, max_entries: int = 256):
+    def __init__(self, max_entries: int = 256, enabled: bool = True):
+        # Disabled in debug mode, so template edits show up without a restart.
+        self.enabled = enabled
         self._lock = threading.Lock()
         self._pages: dict[Any, CachedPage] = {}
         self._strips: dict[Any, bytes] = {}
         self.max_entries = max_entries
 
     def page(self, key: Any, deps: tuple, build: Callable[[], str]) -> CachedPage:
-        cached = self._pages.get(key)
+        cached = self._pages.get(key) if self.enabled else None
         if cached is not None and len(cached.deps) == len(deps) and all(a is b or a == b for a, b in zip(cached.deps, deps)):
             return cached
         html = build()
@@ -44,7 +46,7 @@ class PageCache:
         return cached
 
     def strip(self, key: Any, build: Callable[[], str]) -> bytes:
-        cached = self._strips.get(key)
+        cached = self._strips.get(key) if self.enabled else None
         if cached is None:
             cached = build().encode()
             with self._lock:
