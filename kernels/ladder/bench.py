@@ -52,12 +52,12 @@ def _spread_ms(stats) -> float:
 
 
 # ----------------------------------------------------------------------------------------- child
-def run_child(stem: str, sizes: list[int], max_seconds: float) -> dict:
+def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path = rung_mod.LADDER_DIR) -> dict:
     import cupy as cp
     from . import runner
     from .check import check_gemm
 
-    rung = next(r for r in rung_mod.discover() if r.stem == stem)
+    rung = next(r for r in rung_mod.discover(directory) if r.stem == stem)
     loaded = runner.load(rung)
     measure, timing_source = _timing()
     out = {"stem": stem, "dtype": rung.dtype, "title": rung.title, "registers": loaded.registers,
@@ -190,22 +190,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="", help="results JSON path (default kernels/results/<gpu>-<date>-ladder.json)")
     ap.add_argument("--max-seconds", type=float, default=1.0, help="timing budget per rung and size")
     ap.add_argument("--child-timeout", type=float, default=300.0)
+    ap.add_argument("--dir", default=str(rung_mod.LADDER_DIR),
+                    help="folder of rung files (default: the ladder; experiments/ holds variants)")
     ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s]
 
     if args.child:
-        print("CHILD-RESULT " + json.dumps(run_child(args.child, sizes, args.max_seconds)), flush=True)
+        print("CHILD-RESULT " + json.dumps(run_child(args.child, sizes, args.max_seconds, Path(args.dir))), flush=True)
         return 0
 
     wanted = [w.strip() for w in args.rungs.split(",") if w.strip()]
-    chosen = [r for r in rung_mod.discover()
+    chosen = [r for r in rung_mod.discover(Path(args.dir))
               if not wanted or any(r.stem == w or r.stem.startswith(w.zfill(2) + "_") for w in wanted)]
     info = gpu_info()
     children = []
     for r in chosen:
         cmd = [sys.executable, "-m", "kernels.ladder.bench", "--child", r.stem, "--sizes", args.sizes,
-               "--max-seconds", str(args.max_seconds)]
+               "--max-seconds", str(args.max_seconds), "--dir", args.dir]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.child_timeout,
                                cwd=Path(__file__).resolve().parents[2])
