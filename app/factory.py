@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
+from app.core.headers import SecurityHeadersMiddleware
 from app.core.migrate import upgrade_to_head
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
@@ -69,6 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.views = ViewCounter()
     app.state.page_cache = PageCache(enabled=not settings.debug)
 
+    app.add_middleware(SecurityHeadersMiddleware)
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
     app.add_exception_handler(Exception, errors.server_error)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

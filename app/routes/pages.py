@@ -71,7 +71,7 @@ async def language_root(lang: str):
     return RedirectResponse(f"/{lang}/", status_code=308)
 
 
-@router.get("/{lang}/")
+@router.api_route("/{lang}/", methods=["GET", "HEAD"])
 async def course_index(lang: str, request: Request):
     _check_lang(lang)
     state = request.app.state
@@ -93,7 +93,7 @@ async def course_index(lang: str, request: Request):
     return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), slugs))
 
 
-@router.get("/{lang}/lessons/{slug}")
+@router.api_route("/{lang}/lessons/{slug}", methods=["GET", "HEAD"])
 async def lesson_page(lang: str, slug: str, request: Request):
     _check_lang(lang)
     if len(slug) > 80 or not SLUG.match(slug):

@@ -40,3 +40,15 @@ def test_500_page_in_both_languages(settings, make_settings):
             response = client.get(f"/{lang}/boom")
             assert response.status_code == 500
             assert phrase in response.text and "kaboom" not in response.text
+
+
+def test_security_headers_on_pages_and_errors(client):
+    for url in ("/ko/", "/ko/lessons/nope", "/static/css/site.css"):
+        headers = client.get(url).headers
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["x-frame-options"] == "DENY"
+
+
+def test_head_request_on_pages(client):
+    response = client.head("/en/lessons/naive-vs-tiled-gemm")
+    assert response.status_code == 200 and response.content == b""
