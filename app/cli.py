@@ -49,6 +49,15 @@ def cmd_lessons_check(args: argparse.Namespace) -> int:
     settings = Settings()
     lessons_dir = Path(args.dir) if args.dir else settings.lessons_dir
     snapshot = load_catalog(lessons_dir, STATIC_DIR, settings.kernels_dir)
+    if not args.no_compile:
+        from app.lessons.catalog import Problem
+        from app.lessons.codecheck import check_lesson_code
+
+        try:
+            for lesson in snapshot.lessons:
+                snapshot.problems.extend(check_lesson_code(lesson))
+        except ImportError as exc:
+            snapshot.problems.append(Problem(lessons_dir, 1, f"NVRTC unavailable, cuda blocks not compiled: {exc}", "warning"))
     for problem in snapshot.problems:
         print(problem, file=sys.stderr if problem.severity == "error" else sys.stdout)
     errors = len(snapshot.errors)
@@ -94,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = lessons_sub.add_parser("check", help="validate every lesson; prints file:line problems, exit 1 on error")
     check.add_argument("--dir", help="lessons folder (default: MKC_LESSONS_DIR or ./lessons)")
     check.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    check.add_argument("--no-compile", action="store_true", help="skip compiling ```cuda blocks with NVRTC")
     check.set_defaults(func=cmd_lessons_check)
 
     i18n = sub.add_parser("i18n", help="gettext catalogs")

@@ -1,0 +1,89 @@
+"""Check lesson code blocks: every complete ```cuda block must compile on its own with NVRTC
+(contract A), and the Korean and English versions must show the same code.
+
+NVRTC runs on the CPU (no GPU needed). Comments may be translated, so code is compared with
+comments and blank space removed.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+
+from app.lessons.catalog import Lesson, Problem
+from app.rendering.code import parse_info
+
+NVRTC_OPTIONS = [b"-arch=sm_90", b"--std=c++17"]
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_STRINGS = re.compile(r'"(?:\\.|[^"\\])*"')
+_PARSER = MarkdownIt("commonmark")
+
+
+@dataclass
+class CodeBlock:
+    line: int  # 1-based line of the opening fence in the file
+    language: str
+    title: str
+    fragment: bool
+    code: str
+
+
+def code_blocks(body: str, body_line: int) -> list[CodeBlock]:
+    blocks = []
+    for token in _PARSER.parse(body):
+        if token.type == "fence" and token.map:
+            language, title, flags = parse_info(token.info)
+            blocks.append(CodeBlock(body_line + token.map[0], language, title, "fragment" in flags, token.content))
+    return blocks
+
+
+def normalized(code: str) -> str:
+    """Code without comments and whitespace; string literals (they may hold '//') kept."""
+    strings: list[str] = []
+    code = _STRINGS.sub(lambda m: strings.append(m.group(0)) or f"\0{len(strings) - 1}\0", code)
+    code = _COMMENTS.sub("", code)
+    code = re.sub(r"\s+", "", code)
+    return re.sub(r"\0(\d+)\0", lambda m: strings[int(m.group(1))], code)
+
+
+def nvrtc_compile(source: str, name: str = "lesson.cu") -> str | None:
+    """None when it compiles, else NVRTC's log. Raises ImportError without cupy/NVRTC."""
+    from cupy.cuda import nvrtc
+
+    prog = nvrtc.createProgram(source, name, [], [])
+    try:
+        try:
+            nvrtc.compileProgram(prog, [o.decode() for o in NVRTC_OPTIONS])
+        except nvrtc.NVRTCError:
+            return nvrtc.getProgramLog(prog).strip() or "compilation failed"
+        return None
+    finally:
+        nvrtc.destroyProgram(prog)
+
+
+def check_lesson_code(lesson: Lesson, compile_cuda: bool = True) -> list[Problem]:
+    problems: list[Problem] = []
+    per_lang = {lang: code_blocks(text.body, text.body_line) for lang, text in lesson.texts.items()}
+    for lang, blocks in per_lang.items():
+        path = lesson.texts[lang].path
+        for block in blocks:
+            if not block.language:
+                problems.append(Problem(path, block.line, "code block without a language (cuda, cpp, text, ...)", "warning"))
+            if block.language in ("cuda", "cpp") and not block.title:
+                problems.append(Problem(path, block.line, f'{block.language} block without title="..."', "warning"))
+            if compile_cuda and block.language == "cuda" and not block.fragment:
+                if "#include" in block.code:
+                    problems.append(Problem(path, block.line, "complete cuda blocks may not #include (mark excerpts `cuda fragment`)"))
+                    continue
+                log = nvrtc_compile(block.code)
+                if log is not None:
+                    first = next((l for l in log.splitlines() if "error" in l), log.splitlines()[0])
+                    problems.append(Problem(path, block.line, f"cuda block does not compile with NVRTC: {first}"))
+    if set(per_lang) == {"ko", "en"}:
+        ko, en = per_lang["ko"], per_lang["en"]
+        for k, e in zip(ko, en):
+            if normalized(k.code) != normalized(e.code):
+                problems.append(Problem(lesson.texts["ko"].path, k.line,
+                                        f"code differs from the English block at line {e.line} (beyond comments)", "warning"))
+    return problems
