@@ -14,9 +14,12 @@ from typing import Iterable
 
 # Headers an exercise may ask for. All come from the CUDA 13.0 header wheels; nothing else
 # on the server is visible to NVRTC inside the sandbox.
+# cuda_fp16.h / cuda_bf16.h come from the nvidia-cuda-runtime wheel, mma.h (wmma::) also needs
+# nvidia-cuda-crt (its crt/mma.h); both pinned to 13.0.x like NVRTC.
 ALLOWED_HEADERS: tuple[str, ...] = (
     "cuda_fp16.h",
     "cuda_bf16.h",
+    "mma.h",
 )
 
 # The name NVRTC uses for the learner's file in its messages.

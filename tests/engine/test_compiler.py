@@ -61,18 +61,49 @@ def test_errors_carry_the_learners_line_numbers(compiler, gemm_exercise, body_li
     assert "signature_check" not in err.log and "__mkc" not in err.log
 
 
+def _need_headers():
+    from kernels.engine.compiler.sandbox import find_toolchain
+
+    if find_toolchain().include_dir is None:
+        pytest.skip("CUDA header wheel (nvidia-cuda-runtime 13.0) not installed")
+
+
 def test_line_numbers_stay_exact_with_a_header_prelude(compiler):
+    _need_headers()
     src = "\n\n__half h;\nint x = ;\n"
     err = compile_error(compiler, src, headers=("cuda_fp16.h",))
     assert err.params["first_line"] == 4 and "kernel.cu(4): error" in err.log
 
 
 def test_header_paths_are_scrubbed_from_logs(compiler):
+    _need_headers()
     src = 'extern "C" __global__ void k(float* p) { __half h = __float2half(p[0]); p[1] = __half2float(__hadd(h, "x")); }\n'
     err = compile_error(compiler, src, headers=("cuda_fp16.h",))
     assert "cuda_fp16.h(" in err.log  # the note about the overload is still useful
     tc_include = compiler.worker.toolchain.include_dir
     assert tc_include not in err.log and "site-packages" not in err.log and "/usr/" not in err.log
+
+
+@pytest.mark.parametrize("header, body", [
+    ("cuda_fp16.h", "__half h = __float2half(p[0]); p[1] = __half2float(__hmul(h, h));"),
+    ("cuda_bf16.h", "__nv_bfloat16 h = __float2bfloat16(p[0]); p[1] = __bfloat162float(h);"),
+    ("mma.h", "using namespace nvcuda; wmma::fragment<wmma::accumulator, 16, 16, 16, float> c; "
+              "wmma::fill_fragment(c, 0.0f); wmma::store_matrix_sync(p, c, 16, wmma::mem_row_major);"),
+])
+def test_every_allowed_header_compiles_through_the_prelude(compiler, header, body):
+    _need_headers()
+    from kernels.engine.headers import ALLOWED_HEADERS
+
+    assert header in ALLOWED_HEADERS
+    k = compiler.compile('extern "C" __global__ void k(float* p) { ' + body + " }\n", headers=(header,))
+    assert k.kernel_name == "k"
+
+
+def test_headers_outside_the_list_are_refused():
+    from kernels.engine.headers import prelude
+
+    with pytest.raises(ValueError):
+        prelude(["stdio.h"])
 
 
 def test_ptxas_errors_are_compile_errors(compiler, gemm_exercise):
