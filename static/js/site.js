@@ -3,7 +3,7 @@
 (function () {
   "use strict";
   var THEME_KEY = "mkc-theme";
-  var PROGRESS_KEY = "mkc-progress-v1"; // {"completed": {"<slug>": "<ISO date>"}}
+  var PROGRESS_KEY = "mkc-progress-v1"; // {"completed": {"<slug>": "<ISO time>"}, "read": {"<slug>": ["ko", "en"]}}
 
   function store(key, value) { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } }
   function load(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
@@ -92,13 +92,37 @@
     paint();
     button.addEventListener("click", function () {
       if (progress.completed[slug]) delete progress.completed[slug];
-      else progress.completed[slug] = new Date().toISOString().slice(0, 10);
+      else {
+        progress.completed[slug] = new Date().toISOString();
+        // which language was read: merged into an account on sign-in (bilingual achievement)
+        var read = progress.read = progress.read || {}, lang = document.documentElement.lang;
+        read[slug] = (read[slug] || []).filter(function (l) { return l !== lang; }).concat([lang]);
+      }
       saveProgress(progress); paint(); renderStrip(progress);
     });
   }
 
+  // On the course page, point the main button at the first lesson not yet completed here.
+  function initContinue(progress) {
+    var button = document.querySelector("[data-continue]");
+    if (!button) return;
+    var cards = document.querySelectorAll("[data-lesson-slug]");
+    var anyDone = false, next = null;
+    cards.forEach(function (card) {
+      if (progress.completed[card.dataset.lessonSlug]) anyDone = true;
+      else if (!next) next = card;
+    });
+    if (!anyDone || !next) return;
+    var number = next.querySelector(".lesson-card__number").textContent.trim();
+    button.href = next.querySelector("a").getAttribute("href");
+    button.textContent = button.dataset.labelContinue.replace("%(number)s", number) + " →";
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     var progress = readProgress();
-    initTheme(); initCopy(); initIndexMarks(progress); initMarkComplete(progress); renderStrip(progress);
+    initTheme(); initCopy();
+    // A signed-in reader's progress comes from the server (progress.js), not from this browser.
+    if (document.body.hasAttribute("data-signed-in")) return;
+    initIndexMarks(progress); initContinue(progress); initMarkComplete(progress); renderStrip(progress);
   });
 })();
