@@ -25,6 +25,7 @@ import signal
 import subprocess
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -187,6 +188,23 @@ class Worker:
         return self.output.decode("utf-8", errors="replace"), self.output_total
 
 
+# Every worker is started from ONE long-lived thread. bwrap's --die-with-parent uses
+# PR_SET_PDEATHSIG, which fires when the *thread* that started the process exits: a worker
+# started from a short-lived thread (the spare's warm-up thread, a web server's request thread)
+# would be killed with SIGKILL as soon as that thread ends.
+_spawner: Optional[ThreadPoolExecutor] = None
+_spawner_lock = threading.Lock()
+
+
+def new_worker(limits: Limits) -> Worker:
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpu-worker-spawner")
+        fut = _spawner.submit(Worker, limits)
+    return fut.result()
+
+
 # ---- the pool: one spare, warmed under the GPU lock --------------------------------------
 
 class GpuRunner:
@@ -202,7 +220,7 @@ class GpuRunner:
     def _warm_spare(self) -> None:
         try:
             with self.lock:
-                w = Worker(self.limits)
+                w = new_worker(self.limits)
                 try:
                     w.wait_ready(self.limits.start_s)
                 except Exception:
@@ -250,21 +268,39 @@ class GpuRunner:
             w = self._take_spare()
             cold = w is None
             if w is None:
-                w = Worker(self.limits)
+                w = new_worker(self.limits)
                 try:
                     w.wait_ready(self.limits.start_s)
                 except (TimeoutError, EOFError, RuntimeError, ValueError) as exc:
                     w.kill()
                     return {"ev": "broken", "stage": "start", "error": str(exc)[:300],
                             "stderr": bytes(w.stderr[-1500:]).decode(errors="replace")}, w
-            try:
-                w.send_job(job)
-                final = self._watch(w, on_event)
-            finally:
-                if w.alive():
+            for attempt in range(2):
+                try:
+                    w.send_job(job)
+                    final = self._watch(w, on_event)
+                except (BrokenPipeError, OSError) as exc:
+                    final = {"ev": "crashed", "returncode": None, "phase": "start", "started": False,
+                             "stderr": str(exc)}
+                finally:
+                    if w.alive():
+                        w.kill()
+                    else:
+                        w.close()
+                # A worker that died before it even acknowledged the job ran no learner code:
+                # retry once on a fresh one instead of blaming the submission.
+                if final.get("ev") != "crashed" or final.get("started", True) or attempt:
+                    break
+                log.warning("GPU worker died before starting the job (rc=%s); retrying",
+                            final.get("returncode"))
+                cold = True
+                w = new_worker(self.limits)
+                try:
+                    w.wait_ready(self.limits.start_s)
+                except (TimeoutError, EOFError, RuntimeError, ValueError) as exc:
                     w.kill()
-                else:
-                    w.close()
+                    final = {"ev": "broken", "stage": "start", "error": str(exc)[:300]}
+                    break
             final["cold_start"] = cold
         self.warm_in_background()
         return final, w
@@ -275,6 +311,7 @@ class GpuRunner:
         watch_limit = self.limits.launch_s
         watch_what = None
         phase = "checking"
+        started = False  # the worker acknowledged the job (its first "phase" event)
         while True:
             now = time.monotonic()
             deadline = job_deadline if watch_deadline is None else min(job_deadline, watch_deadline)
@@ -283,6 +320,7 @@ class GpuRunner:
             except EOFError:
                 w.proc.wait(timeout=10)
                 return {"ev": "crashed", "returncode": w.proc.returncode, "phase": phase,
+                        "started": started,
                         "stderr": bytes(w.stderr[-1500:]).decode(errors="replace")}
             if ev is None:
                 limit = (self.limits.job_s if watch_deadline is None or job_deadline <= watch_deadline
@@ -297,6 +335,7 @@ class GpuRunner:
             elif kind == "unwatch":
                 watch_deadline = None
             elif kind == "phase":
+                started = True
                 phase = ev.get("name", phase)
                 on_event(ev)
             elif kind in ("result", "broken"):
