@@ -11,6 +11,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.accounts.auth import AccountsConfig
+from app.accounts.messages import AccountsError
+from app.accounts.routes import router as accounts_router
+from app.accounts.views import accounts_error
 from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
 from app.core.headers import SecurityHeadersMiddleware
@@ -18,6 +22,7 @@ from app.core.migrate import upgrade_to_head
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
+from app.progress.routes import router as progress_api_router
 from app.routes import errors, language, pages
 from app.routes.page_cache import PageCache
 from app.stats import ViewCounter
@@ -69,10 +74,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.exercises = ExerciseInfoCache(settings.kernels_dir)
     app.state.views = ViewCounter()
     app.state.page_cache = PageCache(enabled=not settings.debug)
+    app.state.accounts = AccountsConfig()  # session lifetime and rate limits (tests tune these)
 
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
     app.add_exception_handler(Exception, errors.server_error)
+    app.add_exception_handler(AccountsError, accounts_error)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/healthz", include_in_schema=False)
@@ -80,5 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"ok": True})
 
     app.include_router(language.router)
+    app.include_router(accounts_router)
+    app.include_router(progress_api_router)
     app.include_router(pages.router)
     return app

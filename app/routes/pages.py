@@ -12,10 +12,12 @@ import time
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from markupsafe import Markup
+from starlette.concurrency import run_in_threadpool
 
 from app.core.config import LANGUAGES
 from app.lessons.catalog import Lesson
 from app.progress.learner import LearnerState, visitor_state
+from app.progress.page_state import ReaderView, signed_in_view
 from app.rendering.markdown import MEASURED_PATTERN, render_markdown
 from app.routes.page_cache import STRIP_MARKER, CachedPage
 from app.templating import page_context
@@ -65,6 +67,14 @@ def _respond(page: CachedPage, strip: bytes) -> Response:
     return Response(page.before + strip + page.after, media_type="text/html; charset=utf-8")
 
 
+def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slugs: list[str]) -> Response:
+    """A signed-in reader's page is rendered for them (header, CSRF token, announcements), not cached."""
+    before, _, after = build(view.context).partition(STRIP_MARKER)
+    response = _respond(CachedPage((), before.encode(), after.encode()), _strip(request, lang, view.learner, slugs))
+    response.headers["Cache-Control"] = "private, no-store"
+    return response
+
+
 @router.get("/{lang}", include_in_schema=False)
 async def language_root(lang: str):
     _check_lang(lang)
@@ -79,7 +89,7 @@ async def course_index(lang: str, request: Request):
     lessons = snapshot.visible(state.settings.show_drafts)
     slugs = [l.slug for l in lessons]
 
-    def build() -> str:
+    def build(reader: dict | None = None) -> str:
         entries = []
         for lesson in lessons:
             text, fallback = lesson.text(lang)
@@ -87,8 +97,12 @@ async def course_index(lang: str, request: Request):
         context = page_context(lang, "/", state.settings.site_name)
         context.update(entries=entries, strip_html=Markup(STRIP_MARKER),
                        total_minutes=sum(l.minutes for l in lessons))
+        context.update(reader or {})
         return state.templates.get_template("index.html").render(context)
 
+    view = await run_in_threadpool(signed_in_view, request, lang, lessons)
+    if view is not None:
+        return _respond_signed_in(request, lang, view, build, slugs)
     page = state.page_cache.page(("index", lang, state.settings.show_drafts), (snapshot,), build)
     return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), slugs))
 
@@ -107,7 +121,7 @@ async def lesson_page(lang: str, slug: str, request: Request):
     exercise = state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
     deps = (snapshot, _results_version(request), exercise)
 
-    def build() -> str:
+    def build(reader: dict | None = None) -> str:
         position = lessons.index(lesson)
         text, _ = lesson.text(lang)
         body, headings, content_lang, fallback = _body_html(request, lesson, lang)
@@ -122,8 +136,13 @@ async def lesson_page(lang: str, slug: str, request: Request):
             fallback=fallback, total=len(lessons), neighbours=neighbours, strip_html=Markup(STRIP_MARKER),
             exercise_id=lesson.meta.exercise, exercise=exercise, report_url=state.settings.report_url,
         )
+        context.update(reader or {})
         return state.templates.get_template("lesson.html").render(context)
 
+    view = await run_in_threadpool(signed_in_view, request, lang, lessons, lesson)
+    if view is not None:
+        state.views.hit(lesson.slug, lang)
+        return _respond_signed_in(request, lang, view, build, [l.slug for l in lessons])
     page = state.page_cache.page(("lesson", lang, slug, state.settings.show_drafts), deps, build)
     state.views.hit(lesson.slug, lang)
     return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), [l.slug for l in lessons]))

@@ -1,0 +1,137 @@
+"""Who is asking: server-side sessions (cookie) and personal API tokens (Authorization: Bearer).
+
+The cookie holds a random token; the database holds its SHA-256, the user, the expiry and the
+session's CSRF token. Signing in always makes a new session (no fixation); signing out deletes
+the row; "sign out everywhere" deletes all of the user's rows.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+from dataclasses import dataclass, field
+
+from fastapi import Request, Response
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from app.accounts.clock import utcnow
+from app.accounts.models import ApiToken, AuthSession, User
+from app.accounts.ratelimit import SlidingWindowLimiter
+
+SESSION_COOKIE = "mkc_session"
+VISITOR_CSRF_COOKIE = "mkc_csrf"  # double-submit token for forms shown before there is a session
+TOKEN_PREFIX = "mkc_"
+
+
+@dataclass
+class AccountsConfig:
+    session_ttl: dt.timedelta = dt.timedelta(days=14)
+    # sign-in: per (IP, username) and per IP; sign-up: per IP. Values are (attempts, seconds).
+    signin_per_user: SlidingWindowLimiter = field(default_factory=lambda: SlidingWindowLimiter(8, 300))
+    signin_per_ip: SlidingWindowLimiter = field(default_factory=lambda: SlidingWindowLimiter(40, 300))
+    signup_per_ip: SlidingWindowLimiter = field(default_factory=lambda: SlidingWindowLimiter(6, 3600))
+
+
+@dataclass
+class Auth:
+    user: User
+    via: str  # "cookie" | "token"
+    session: AuthSession | None = None
+
+    @property
+    def csrf_token(self) -> str | None:
+        return self.session.csrf_token if self.session else None
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+# ---- sessions ------------------------------------------------------------------------------------
+
+def start_session(db: Session, user: User, ttl: dt.timedelta, user_agent: str = "") -> tuple[str, AuthSession]:
+    token = secrets.token_urlsafe(32)
+    row = AuthSession(token_hash=digest(token), user_id=user.id, csrf_token=secrets.token_urlsafe(32),
+                      created_at=utcnow(), expires_at=utcnow() + ttl, user_agent=user_agent[:200])
+    db.add(row)
+    db.flush()
+    return token, row
+
+
+def set_session_cookie(response: Response, request: Request, token: str, ttl: dt.timedelta) -> None:
+    response.set_cookie(SESSION_COOKIE, token, max_age=int(ttl.total_seconds()), httponly=True,
+                        samesite="lax", secure=request.url.scheme == "https", path="/")
+
+
+def clear_session_cookie(response: Response) -> None:
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
+
+
+def end_session(db: Session, auth: Auth) -> None:
+    if auth.session is not None:
+        db.execute(delete(AuthSession).where(AuthSession.id == auth.session.id))
+
+
+def end_all_sessions(db: Session, user: User) -> int:
+    return db.execute(delete(AuthSession).where(AuthSession.user_id == user.id)).rowcount or 0
+
+
+# ---- API tokens ----------------------------------------------------------------------------------
+
+def create_api_token(db: Session, user: User, name: str) -> tuple[str, ApiToken]:
+    """Returns the token text (shown once, never stored) and its row."""
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    row = ApiToken(user_id=user.id, name=name, token_hash=digest(token), prefix=token[:10], created_at=utcnow())
+    db.add(row)
+    db.flush()
+    return token, row
+
+
+def list_api_tokens(db: Session, user: User) -> list[ApiToken]:
+    return list(db.scalars(select(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+                           .order_by(ApiToken.created_at.desc())))
+
+
+def revoke_api_token(db: Session, user: User, token_id: int) -> bool:
+    row = db.get(ApiToken, token_id)
+    if row is None or row.user_id != user.id or row.revoked_at is not None:
+        return False
+    row.revoked_at = utcnow()
+    return True
+
+
+# ---- resolving a request ------------------------------------------------------------------------
+
+class BadToken(Exception):
+    """An Authorization header was sent but names no live token: answer 401, never fall back."""
+
+
+def resolve(request: Request, db: Session) -> Auth | None:
+    header = request.headers.get("authorization", "")
+    if header:
+        scheme, _, value = header.partition(" ")
+        if scheme.lower() != "bearer" or not value.strip():
+            raise BadToken()
+        row = db.scalar(select(ApiToken).where(ApiToken.token_hash == digest(value.strip()),
+                                               ApiToken.revoked_at.is_(None)))
+        user = db.get(User, row.user_id) if row else None
+        if user is None:
+            raise BadToken()
+        now = utcnow()
+        if row.last_used_at is None or now - row.last_used_at > dt.timedelta(minutes=1):
+            row.last_used_at = now
+            db.commit()
+        return Auth(user, "token")
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if not cookie or len(cookie) > 200:
+        return None
+    row = db.scalar(select(AuthSession).where(AuthSession.token_hash == digest(cookie)))
+    if row is None:
+        return None
+    if row.expires_at <= utcnow():
+        db.execute(delete(AuthSession).where(AuthSession.id == row.id))
+        db.commit()
+        return None
+    user = db.get(User, row.user_id)
+    return Auth(user, "cookie", row) if user else None

@@ -1,0 +1,64 @@
+"""FastAPI dependencies: a database session, the caller's identity, CSRF, permissions."""
+from __future__ import annotations
+
+import hmac
+from typing import Iterator
+from urllib.parse import urlsplit
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
+from app.accounts import auth as authn
+from app.accounts.messages import AccountsError
+from app.accounts.roles import can
+
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+
+def db_session(request: Request) -> Iterator[Session]:
+    with request.app.state.session_factory() as session:
+        yield session
+
+
+def current_auth(request: Request, db: Session = Depends(db_session)) -> authn.Auth | None:
+    try:
+        auth = authn.resolve(request, db)
+    except authn.BadToken:
+        raise AccountsError(401, "bad_token", {"WWW-Authenticate": "Bearer"})
+    request.state.auth = auth
+    return auth
+
+
+def require_auth(auth: authn.Auth | None = Depends(current_auth)) -> authn.Auth:
+    if auth is None:
+        raise AccountsError(401, "auth_required")
+    return auth
+
+
+def require_permission(permission: str):
+    def check(auth: authn.Auth = Depends(require_auth)) -> authn.Auth:
+        if not can(auth.user.role, permission):
+            raise AccountsError(403, "forbidden")
+        return auth
+    return check
+
+
+async def csrf_protect(request: Request, auth: authn.Auth | None = Depends(current_auth)) -> None:
+    """Every state-changing request carries the session's CSRF token (header or form field).
+
+    Requests authenticated by an API token skip this: a browser never attaches that header on
+    its own, so a forged cross-site request cannot carry it. Forms shown before sign-in are
+    checked against a double-submit cookie instead of a session.
+    """
+    if request.method in SAFE_METHODS or (auth is not None and auth.via == "token"):
+        return
+    origin = request.headers.get("origin")
+    if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host", ""):
+        raise AccountsError(403, "csrf")
+    expected = auth.csrf_token if auth is not None else request.cookies.get(authn.VISITOR_CSRF_COOKIE)
+    sent = request.headers.get("x-csrf-token")
+    if sent is None and request.headers.get("content-type", "").startswith(
+            ("application/x-www-form-urlencoded", "multipart/form-data")):
+        sent = (await request.form()).get("csrf_token")
+    if not expected or not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), expected.encode()):
+        raise AccountsError(403, "csrf")

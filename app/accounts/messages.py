@@ -1,0 +1,53 @@
+"""Error codes of the accounts pages and API, with their English text (msgids for gettext).
+
+``_`` here only marks strings for extraction (app/i18n/tools.py); pages translate them with
+the reader's catalog, the API returns both the code and the translated text.
+"""
+from __future__ import annotations
+
+from app.i18n import gettext_for
+
+
+def _(text: str) -> str:
+    return text
+
+
+MESSAGES = {
+    "username_empty": _("Choose a username."),
+    "username_too_short": _("A username needs at least 3 characters."),
+    "username_too_long": _("A username can have at most 32 characters."),
+    "username_chars": _("A username may contain only letters, digits, '_', '.' and '-'."),
+    "username_taken": _("That username is taken. Please choose another."),
+    "password_empty": _("Choose a password."),
+    "password_too_short": _("A password needs at least 10 characters."),
+    "password_too_long": _("A password can have at most 256 characters."),
+    "password_common": _("That password is too easy to guess. Choose a less common one."),
+    "password_has_username": _("A password must not contain the username."),
+    "password_mismatch": _("The two passwords do not match."),
+    "wrong_credentials": _("Wrong username or password."),
+    "wrong_password": _("The password is not correct."),
+    "rate_limited": _("Too many attempts. Please wait a few minutes and try again."),
+    "csrf": _("This form has expired or did not come from this site. Reload the page and try again."),
+    "auth_required": _("Please sign in first."),
+    "bad_token": _("The API token is not valid or has been revoked."),
+    "forbidden": _("You do not have permission to do that."),
+    "bad_role": _("Unknown role."),
+    "last_admin": _("The last administrator cannot give up that role."),
+    "bad_timezone": _("Unknown time zone."),
+    "token_name": _("Give the token a name of 1 to 64 characters."),
+    "not_found": _("Not found."),
+    "bad_request": _("The request could not be read."),
+    "confirm_required": _("Please confirm first."),
+}
+
+
+def message(code: str, lang: str) -> str:
+    return gettext_for(lang)(MESSAGES.get(code, MESSAGES["bad_request"]))
+
+
+class AccountsError(Exception):
+    """A refused request: rendered as JSON on /api/ paths and as a small page elsewhere."""
+
+    def __init__(self, status: int, code: str, headers: dict | None = None):
+        super().__init__(code)
+        self.status, self.code, self.headers = status, code, headers or {}

@@ -1,0 +1,18 @@
+"""Roles and what each may do. Checks ask for a permission, never for a role name."""
+from __future__ import annotations
+
+ROLES = ("learner", "instructor", "grader", "admin")
+
+PERMISSIONS: dict[str, frozenset[str]] = {
+    "learner": frozenset(),
+    # instructors write lessons: they may preview drafts and look at learners' progress
+    "instructor": frozenset({"lessons.preview", "progress.view_others"}),
+    # graders review submissions and may correct XP with compensating entries
+    "grader": frozenset({"submissions.review", "progress.view_others", "xp.adjust"}),
+    "admin": frozenset({"lessons.preview", "progress.view_others", "submissions.review", "xp.adjust",
+                        "users.manage"}),
+}
+
+
+def can(role: str, permission: str) -> bool:
+    return permission in PERMISSIONS.get(role, frozenset())

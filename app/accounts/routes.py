@@ -1,0 +1,274 @@
+"""Account pages: sign up, sign in, sign out (here or everywhere), profile, tokens, reset,
+delete, and the admins' role page. Every POST passes ``csrf_protect``."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import RedirectResponse
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.accounts import auth as authn
+from app.accounts import users
+from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth, require_permission
+from app.accounts.messages import AccountsError, message
+from app.accounts.models import User
+from app.accounts.roles import ROLES
+from app.accounts.usernames import username_key
+from app.accounts.views import account_context, check_lang, render, safe_next
+from app.progress import ledger, service
+from app.progress.registry import ACHIEVEMENTS, ACHIEVEMENTS_BY_ID
+
+router = APIRouter()
+CSRF = [Depends(csrf_protect)]
+
+
+def client_ip(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def _form_page(request, lang, template, auth, *, error=None, status=200, headers=None, **values):
+    context = account_context(request, lang, f"/{template.split('/')[-1][:-5]}", auth)
+    context.update(error=message(error, lang) if error else None, error_code=error, **values)
+    return render(request, template, context, status=status, headers=headers)
+
+
+def _signed_in_redirect(request: Request, db: Session, user: User, next_url: str, lang: str):
+    cfg = request.app.state.accounts
+    token, _ = authn.start_session(db, user, cfg.session_ttl, request.headers.get("user-agent", ""))
+    db.commit()
+    response = RedirectResponse(safe_next(next_url, lang), status_code=303)
+    authn.set_session_cookie(response, request, token, cfg.session_ttl)
+    return response
+
+
+# ---- sign up / sign in / sign out ----------------------------------------------------------------
+
+@router.get("/{lang}/signup")
+def signup_page(lang: str, request: Request, next: str = "", auth=Depends(current_auth)):
+    check_lang(lang)
+    return _form_page(request, lang, "accounts/signup.html", auth, next=safe_next(next, lang), username="")
+
+
+@router.post("/{lang}/signup", dependencies=CSRF)
+def signup_submit(lang: str, request: Request, username: str = Form(""), password: str = Form(""),
+                  password2: str = Form(""), tz: str = Form("UTC"), next: str = Form(""),
+                  db: Session = Depends(db_session)):
+    check_lang(lang)
+    limiter = request.app.state.accounts.signup_per_ip
+    ip = client_ip(request)
+    shown = username[:64]
+    wait = limiter.retry_after(ip)
+    if wait:
+        return _form_page(request, lang, "accounts/signup.html", None, error="rate_limited", status=429,
+                          headers={"Retry-After": str(int(wait) + 1)}, next=safe_next(next, lang), username=shown)
+    limiter.hit(ip)
+    if password != password2:
+        return _form_page(request, lang, "accounts/signup.html", None, error="password_mismatch", status=400,
+                          next=safe_next(next, lang), username=shown)
+    try:
+        user = users.create_user(db, username, password, tz=tz)
+    except AccountsError as exc:
+        return _form_page(request, lang, "accounts/signup.html", None, error=exc.code, status=exc.status,
+                          next=safe_next(next, lang), username=shown)
+    return _signed_in_redirect(request, db, user, next, lang)
+
+
+@router.get("/{lang}/signin")
+def signin_page(lang: str, request: Request, next: str = "", auth=Depends(current_auth)):
+    check_lang(lang)
+    return _form_page(request, lang, "accounts/signin.html", auth, next=safe_next(next, lang), username="")
+
+
+@router.post("/{lang}/signin", dependencies=CSRF)
+def signin_submit(lang: str, request: Request, username: str = Form(""), password: str = Form(""),
+                  next: str = Form(""), db: Session = Depends(db_session)):
+    check_lang(lang)
+    cfg = request.app.state.accounts
+    ip = client_ip(request)
+    per_user = ("signin", ip, username_key(username[:200])[:64])
+    shown = username[:64]
+    wait = max(cfg.signin_per_user.retry_after(per_user), cfg.signin_per_ip.retry_after(ip))
+    if wait:
+        return _form_page(request, lang, "accounts/signin.html", None, error="rate_limited", status=429,
+                          headers={"Retry-After": str(int(wait) + 1)}, next=safe_next(next, lang), username=shown)
+    user = users.authenticate(db, username, password)
+    if user is None:
+        cfg.signin_per_user.hit(per_user)
+        cfg.signin_per_ip.hit(ip)
+        return _form_page(request, lang, "accounts/signin.html", None, error="wrong_credentials", status=400,
+                          next=safe_next(next, lang), username=shown)
+    cfg.signin_per_user.reset(per_user)
+    return _signed_in_redirect(request, db, user, next, lang)
+
+
+@router.post("/signout", dependencies=CSRF)
+def signout(request: Request, next: str = Form(""), auth=Depends(current_auth), db: Session = Depends(db_session)):
+    if auth is not None:
+        authn.end_session(db, auth)
+        db.commit()
+    lang = next[1:3] if safe_next(next, "ko") == next else "ko"
+    response = RedirectResponse(safe_next(next, lang), status_code=303)
+    authn.clear_session_cookie(response)
+    return response
+
+
+@router.post("/signout-everywhere", dependencies=CSRF)
+def signout_everywhere(request: Request, lang: str = Form("ko"), auth=Depends(require_auth),
+                       db: Session = Depends(db_session)):
+    authn.end_all_sessions(db, auth.user)
+    db.commit()
+    response = RedirectResponse(f"/{lang if lang in ('ko', 'en') else 'ko'}/", status_code=303)
+    authn.clear_session_cookie(response)
+    return response
+
+
+# ---- profile ---------------------------------------------------------------------------------------
+
+def _visible_lessons(request: Request):
+    state = request.app.state
+    return state.catalog.snapshot().visible(state.settings.show_drafts)
+
+
+def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str | None = None,
+             notice: str | None = None, error: str | None = None, status: int = 200):
+    user = auth.user
+    lessons = _visible_lessons(request)
+    state = service.learner_state(db, user, lessons, lang)
+    completed = service.completed_lessons(db, user)
+    earned = {a.achievement_id: a.earned_at for a in service.earned_achievements(db, user)}
+    context = account_context(request, lang, "/profile", auth)
+    context.update(
+        learner=state, lesson_slugs=[l.slug for l in lessons],
+        lessons=[{"lesson": l, "title": l.text(lang)[0].title, "done_at": completed.get(l.slug)} for l in lessons],
+        achievements=[{"a": a, "earned_at": earned.get(a.id)} for a in ACHIEVEMENTS],
+        xp_history=ledger.history(db, user), tokens=authn.list_api_tokens(db, user), new_token=new_token,
+        submissions=[], notice=notice, error=message(error, lang) if error else None,
+        announcements=service.take_announcements(db, user),
+    )
+    db.commit()
+    return render(request, "accounts/profile.html", context, status=status)
+
+
+def _require_page_auth(request: Request, lang: str, auth):
+    if auth is None or auth.via != "cookie":
+        return RedirectResponse(f"/{lang}/signin?next=/{lang}/profile", status_code=303)
+    return None
+
+
+@router.get("/{lang}/profile")
+def profile(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+    check_lang(lang)
+    return _require_page_auth(request, lang, auth) or _profile(request, lang, auth, db)
+
+
+@router.post("/{lang}/profile/timezone", dependencies=CSRF)
+def set_timezone(lang: str, request: Request, tz: str = Form(""), auth=Depends(require_auth),
+                 db: Session = Depends(db_session)):
+    check_lang(lang)
+    name = users.valid_timezone(tz)
+    if name != tz.strip() and tz.strip() != "":
+        return _profile(request, lang, auth, db, error="bad_timezone", status=400)
+    auth.user.tz = name
+    db.merge(auth.user)
+    db.commit()
+    return RedirectResponse(f"/{lang}/profile", status_code=303)
+
+
+@router.post("/{lang}/profile/tokens", dependencies=CSRF)
+def create_token(lang: str, request: Request, name: str = Form(""), auth=Depends(require_auth),
+                 db: Session = Depends(db_session)):
+    check_lang(lang)
+    name = name.strip()
+    if not 1 <= len(name) <= 64:
+        return _profile(request, lang, auth, db, error="token_name", status=400)
+    token, _ = authn.create_api_token(db, auth.user, name)
+    db.commit()
+    return _profile(request, lang, auth, db, new_token=token)  # shown once, in this response only
+
+
+@router.post("/{lang}/profile/tokens/{token_id}/revoke", dependencies=CSRF)
+def revoke_token(lang: str, token_id: int, request: Request, auth=Depends(require_auth),
+                 db: Session = Depends(db_session)):
+    check_lang(lang)
+    if not authn.revoke_api_token(db, auth.user, token_id):
+        raise AccountsError(404, "not_found")
+    db.commit()
+    return RedirectResponse(f"/{lang}/profile", status_code=303)
+
+
+@router.get("/{lang}/profile/reset")
+def reset_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
+    check_lang(lang)
+    redirect = _require_page_auth(request, lang, auth)
+    if redirect:
+        return redirect
+    context = account_context(request, lang, "/profile/reset", auth)
+    context.update(action="reset", error=None)
+    return render(request, "accounts/confirm.html", context)
+
+
+@router.post("/{lang}/profile/reset", dependencies=CSRF)
+def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=Depends(require_auth),
+                   db: Session = Depends(db_session)):
+    check_lang(lang)
+    if confirm != "yes":
+        raise AccountsError(400, "confirm_required")
+    user = db.get(User, auth.user.id)
+    service.reset_progress(db, user)
+    db.commit()
+    return RedirectResponse(f"/{lang}/profile", status_code=303)
+
+
+@router.get("/{lang}/profile/delete")
+def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
+    check_lang(lang)
+    redirect = _require_page_auth(request, lang, auth)
+    if redirect:
+        return redirect
+    context = account_context(request, lang, "/profile/delete", auth)
+    context.update(action="delete", error=None)
+    return render(request, "accounts/confirm.html", context)
+
+
+@router.post("/{lang}/profile/delete", dependencies=CSRF)
+def delete_account(lang: str, request: Request, password: str = Form(""), auth=Depends(require_auth),
+                   db: Session = Depends(db_session)):
+    check_lang(lang)
+    user = db.get(User, auth.user.id)
+    ok, _ = users.passwords.verify_password(password, user.password_hash) if password else (False, None)
+    if not ok:
+        context = account_context(request, lang, "/profile/delete", auth)
+        context.update(action="delete", error=message("wrong_password", lang))
+        return render(request, "accounts/confirm.html", context, status=400)
+    users.delete_user(db, user)
+    db.commit()
+    response = RedirectResponse(f"/{lang}/", status_code=303)
+    authn.clear_session_cookie(response)
+    return response
+
+
+# ---- admin: roles ----------------------------------------------------------------------------------
+
+@router.get("/{lang}/admin/users")
+def admin_users(lang: str, request: Request, auth=Depends(require_permission("users.manage")),
+                db: Session = Depends(db_session)):
+    check_lang(lang)
+    context = account_context(request, lang, "/admin/users", auth)
+    context.update(users=list(db.scalars(select(User).order_by(User.created_at))), roles=ROLES, error=None)
+    return render(request, "accounts/admin_users.html", context)
+
+
+@router.post("/{lang}/admin/users/{user_id}/role", dependencies=CSRF)
+def admin_set_role(lang: str, user_id: int, request: Request, role: str = Form(""),
+                   auth=Depends(require_permission("users.manage")), db: Session = Depends(db_session)):
+    check_lang(lang)
+    target = db.get(User, user_id)
+    if target is None:
+        raise AccountsError(404, "not_found")
+    users.change_role(db, target, role)
+    db.commit()
+    return RedirectResponse(f"/{lang}/admin/users", status_code=303)
+
+
+def achievement_names(ids, lang):
+    return [ACHIEVEMENTS_BY_ID[i].name[lang] for i in ids if i in ACHIEVEMENTS_BY_ID]

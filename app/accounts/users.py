@@ -1,0 +1,85 @@
+"""Creating, authenticating, re-roling and deleting users."""
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from app.accounts import passwords, usernames
+from app.accounts.clock import utcnow
+from app.accounts.messages import AccountsError
+from app.accounts.models import User
+from app.accounts.roles import ROLES
+from app.progress.rules import zone
+
+
+def valid_timezone(name: str | None) -> str:
+    name = (name or "").strip()[:64]
+    if not name or name == "UTC":
+        return "UTC"
+    tz = zone(name)
+    return name if getattr(tz, "key", None) == name else "UTC"
+
+
+def create_user(db: Session, username: str, password: str, *, role: str = "learner", tz: str = "UTC") -> User:
+    """Validates, hashes and inserts; raises AccountsError(400/409, code)."""
+    problem = usernames.username_problem(username)
+    if problem:
+        raise AccountsError(409 if problem == "username_taken" else 400, problem)
+    name = usernames.normalize(username)
+    problem = passwords.password_problem(password, name)
+    if problem:
+        raise AccountsError(400, problem)
+    if role not in ROLES:
+        raise AccountsError(400, "bad_role")
+    key = usernames.username_key(name)
+    if db.scalar(select(User.id).where(User.username_key == key)) is not None:
+        raise AccountsError(409, "username_taken")
+    user = User(username=name, username_key=key, password_hash=passwords.hash_password(password), role=role,
+                tz=valid_timezone(tz), progress_epoch=0, created_at=utcnow())
+    db.add(user)
+    try:
+        db.flush()
+    except IntegrityError:  # a concurrent sign-up took the name between the check and the insert
+        db.rollback()
+        raise AccountsError(409, "username_taken")
+    return user
+
+
+def find_user(db: Session, username: str) -> User | None:
+    if not username or len(username) > 200:
+        return None
+    return db.scalar(select(User).where(User.username_key == usernames.username_key(username)))
+
+
+def authenticate(db: Session, username: str, password: str) -> User | None:
+    user = find_user(db, username)
+    if user is None or not password or len(password) > passwords.MAX_LENGTH:
+        passwords.verify_password(password or "", passwords.dummy_hash())  # same time either way
+        return None
+    ok, new_hash = passwords.verify_password(password, user.password_hash)
+    if not ok:
+        return None
+    if new_hash:
+        user.password_hash = new_hash
+    return user
+
+
+def admin_count(db: Session) -> int:
+    return db.scalar(select(func.count()).select_from(User).where(User.role == "admin")) or 0
+
+
+def change_role(db: Session, user: User, role: str) -> None:
+    if role not in ROLES:
+        raise AccountsError(400, "bad_role")
+    if user.role == "admin" and role != "admin" and admin_count(db) <= 1:
+        raise AccountsError(409, "last_admin")
+    user.role = role
+
+
+def delete_user(db: Session, user: User) -> None:
+    """Removes the user and, through ON DELETE CASCADE, sessions, tokens, events, XP, achievements."""
+    if user.role == "admin" and admin_count(db) <= 1:
+        raise AccountsError(409, "last_admin")
+    db.delete(user)
+    db.flush()

@@ -1,0 +1,65 @@
+"""Rendering account pages: the shared page context plus who is signed in and a CSRF token."""
+from __future__ import annotations
+
+import re
+import secrets
+
+from fastapi import HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from app.accounts.auth import VISITOR_CSRF_COOKIE, Auth
+from app.accounts.messages import AccountsError, message
+from app.core.config import LANGUAGES
+from app.routes.language import preferred_language
+from app.templating import page_context
+
+SAFE_NEXT = re.compile(r"^/(ko|en)(/[A-Za-z0-9\-_/]*)?$")
+
+
+def check_lang(lang: str) -> None:
+    if lang not in LANGUAGES:
+        raise HTTPException(status_code=404)
+
+
+def safe_next(next_url: str | None, lang: str) -> str:
+    """Only our own local paths: never an open redirect."""
+    if next_url and SAFE_NEXT.match(next_url):
+        return next_url
+    return f"/{lang}/"
+
+
+def account_context(request: Request, lang: str, path_in_lang: str, auth: Auth | None) -> dict:
+    context = page_context(lang, path_in_lang, request.app.state.settings.site_name)
+    context["user"] = auth.user if auth else None
+    if auth is not None and auth.csrf_token:
+        context["csrf_token"] = auth.csrf_token
+    else:
+        token = request.cookies.get(VISITOR_CSRF_COOKIE)
+        if not token or len(token) > 100:
+            token = secrets.token_urlsafe(32)
+            request.state.new_visitor_csrf = token
+        context["csrf_token"] = token
+    return context
+
+
+def render(request: Request, template: str, context: dict, status: int = 200,
+           headers: dict | None = None) -> HTMLResponse:
+    html = request.app.state.templates.get_template(template).render(context)
+    response = HTMLResponse(html, status_code=status, headers=headers)
+    new_token = getattr(request.state, "new_visitor_csrf", None)
+    if new_token:
+        response.set_cookie(VISITOR_CSRF_COOKIE, new_token, httponly=True, samesite="lax",
+                            secure=request.url.scheme == "https", path="/")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+async def accounts_error(request: Request, exc: AccountsError) -> Response:
+    lang = preferred_language(request, request.app.state.settings.default_language)
+    text = message(exc.code, lang)
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": exc.code, "message": text}, status_code=exc.status, headers=exc.headers)
+    auth = getattr(request.state, "auth", None)
+    context = account_context(request, lang, "/", auth)
+    context.update(status=exc.status, error_text=text)
+    return render(request, "accounts/message.html", context, status=exc.status, headers=exc.headers)

@@ -1,0 +1,145 @@
+"""Progress and account JSON API. Cookie callers send X-CSRF-Token; token callers send
+``Authorization: Bearer mkc_...`` and skip CSRF with the same permissions."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
+
+from app.accounts import users
+from app.accounts.deps import csrf_protect, db_session, require_auth, require_permission
+from app.accounts.messages import AccountsError
+from app.accounts.models import User
+from app.progress import ledger, service
+from app.routes.language import preferred_language
+from app.templating import page_context
+
+router = APIRouter(prefix="/api")
+CSRF = [Depends(csrf_protect)]
+
+
+def _lang(request: Request) -> str:
+    lang = request.query_params.get("lang")
+    return lang if lang in ("ko", "en") else preferred_language(request, request.app.state.settings.default_language)
+
+
+def _lessons(request: Request):
+    state = request.app.state
+    return state.catalog.snapshot().visible(state.settings.show_drafts)
+
+
+def _achievements_json(achievements, lang):
+    return [{"id": a.id, "icon": a.icon, "name": a.name[lang], "description": a.description[lang]}
+            for a in achievements]
+
+
+def _strip_html(request: Request, lang: str, state, lessons) -> str:
+    context = page_context(lang, "/", request.app.state.settings.site_name)
+    context.update(learner=state, lesson_slugs=[l.slug for l in lessons])
+    return request.app.state.templates.get_template("partials/strip.html").render(context)
+
+
+def _progress_json(db: Session, user: User, request: Request, lang: str) -> dict:
+    lessons = _lessons(request)
+    completed = service.completed_lessons(db, user)
+    state = service.learner_state(db, user, lessons, lang)
+    return {
+        "user": {"username": user.username, "role": user.role, "tz": user.tz},
+        "strip": service.strip_json(state),
+        "strip_html": _strip_html(request, lang, state, lessons),
+        "lessons": {slug: when.isoformat() + "Z" for slug, when in completed.items()},
+        "achievements": [{"id": a.achievement_id, "earned_at": a.earned_at.isoformat() + "Z"}
+                         for a in service.earned_achievements(db, user)],
+    }
+
+
+@router.get("/me")
+def me(request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
+    return _progress_json(db, auth.user, request, _lang(request))
+
+
+class MergeBody(BaseModel):
+    completed: dict[str, str] = Field(default_factory=dict, max_length=200)
+    read: dict[str, list[str]] = Field(default_factory=dict, max_length=200)
+
+
+@router.post("/progress/merge", dependencies=CSRF)
+def merge(body: MergeBody, request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
+    """The visitor's localStorage progress joins the account: union, earliest time kept."""
+    lang = _lang(request)
+    lessons = _lessons(request)
+    report = service.merge_browser_progress(db, auth.user, lessons, body.model_dump())
+    new = service.award_achievements(db, auth.user, frozenset(l.slug for l in lessons))
+    service.mark_announced(db, auth.user, new)
+    db.commit()
+    result = _progress_json(db, auth.user, request, lang)
+    result.update(merged=report.merged, ignored=report.ignored, new_achievements=_achievements_json(new, lang))
+    return result
+
+
+class CompleteBody(BaseModel):
+    lang: str | None = Field(default=None, pattern="^(ko|en)$")
+
+
+@router.post("/progress/lessons/{slug}/complete", dependencies=CSRF)
+def complete(slug: str, request: Request, body: CompleteBody | None = None, auth=Depends(require_auth),
+             db: Session = Depends(db_session)):
+    lang = _lang(request)
+    lessons = _lessons(request)
+    lesson = next((l for l in lessons if l.slug == slug), None)
+    if lesson is None:
+        raise AccountsError(404, "not_found")
+    service.complete_lesson(db, auth.user, lesson, body.lang if body else None)
+    new = service.award_achievements(db, auth.user, frozenset(l.slug for l in lessons))
+    service.mark_announced(db, auth.user, new)
+    db.commit()
+    result = _progress_json(db, auth.user, request, lang)
+    result["new_achievements"] = _achievements_json(new, lang)
+    return result
+
+
+@router.get("/users/{username}/progress")
+def user_progress(username: str, request: Request, auth=Depends(require_permission("progress.view_others")),
+                  db: Session = Depends(db_session)):
+    user = users.find_user(db, username)
+    if user is None:
+        raise AccountsError(404, "not_found")
+    return _progress_json(db, user, request, _lang(request))
+
+
+class AdjustBody(BaseModel):
+    username: str = Field(max_length=64)
+    amount: int = Field(ge=-100_000, le=100_000)
+    reason: str = Field(min_length=1, max_length=200)
+    reference: str = Field(min_length=1, max_length=120)
+
+
+@router.post("/xp/adjust", dependencies=CSRF)
+def adjust_xp(body: AdjustBody, request: Request, auth=Depends(require_permission("xp.adjust")),
+              db: Session = Depends(db_session)):
+    """A grader's override: a compensating ledger entry, idempotent per ``reference``."""
+    user = users.find_user(db, body.username)
+    if user is None:
+        raise AccountsError(404, "not_found")
+    try:
+        entry = ledger.adjust(db, user, body.amount, f"{body.reason} (by {auth.user.username})",
+                              f"{auth.user.id}:{body.reference}")
+    except ValueError:
+        raise AccountsError(400, "bad_request")
+    db.commit()
+    return {"applied": entry is not None, "xp": ledger.total_xp(db, user)}
+
+
+class RoleBody(BaseModel):
+    role: str = Field(max_length=16)
+
+
+@router.post("/admin/users/{username}/role", dependencies=CSRF)
+def set_role(username: str, body: RoleBody, request: Request, auth=Depends(require_permission("users.manage")),
+             db: Session = Depends(db_session)):
+    user = users.find_user(db, username)
+    if user is None:
+        raise AccountsError(404, "not_found")
+    users.change_role(db, user, body.role)
+    db.commit()
+    return {"username": user.username, "role": user.role}
