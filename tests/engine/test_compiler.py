@@ -61,11 +61,13 @@ def test_errors_carry_the_learners_line_numbers(compiler, gemm_exercise, body_li
     assert "signature_check" not in err.log and "__mkc" not in err.log
 
 
-def _need_headers():
-    from kernels.engine.compiler.sandbox import find_toolchain
+def _need_headers(*names):
+    from kernels.engine.compiler.sandbox import available_headers, find_toolchain
 
-    if find_toolchain().include_dir is None:
-        pytest.skip("CUDA header wheel (nvidia-cuda-runtime 13.0) not installed")
+    have = available_headers(find_toolchain())
+    for name in names or ("cuda_fp16.h",):
+        if name not in have:
+            pytest.skip(f"{name} not installed here (CUDA header wheels nvidia-cuda-runtime/-crt 13.0)")
 
 
 def test_line_numbers_stay_exact_with_a_header_prelude(compiler):
@@ -91,12 +93,22 @@ def test_header_paths_are_scrubbed_from_logs(compiler):
               "wmma::fill_fragment(c, 0.0f); wmma::store_matrix_sync(p, c, 16, wmma::mem_row_major);"),
 ])
 def test_every_allowed_header_compiles_through_the_prelude(compiler, header, body):
-    _need_headers()
+    _need_headers(header)
     from kernels.engine.headers import ALLOWED_HEADERS
 
     assert header in ALLOWED_HEADERS
     k = compiler.compile('extern "C" __global__ void k(float* p) { ' + body + " }\n", headers=(header,))
     assert k.kernel_name == "k"
+
+
+def test_missing_header_is_unavailable_not_a_compile_error(compiler, monkeypatch):
+    from kernels.engine.compiler import service
+
+    monkeypatch.setattr(service, "available_headers", lambda tc: ())
+    with pytest.raises(CompileError) as info:
+        compiler.compile('extern "C" __global__ void k(float* p) { }\n', headers=("cuda_fp16.h",))
+    assert info.value.verdict is Verdict.UNAVAILABLE
+    assert info.value.params == {"reason": "CUDA_HEADERS_MISSING"}
 
 
 def test_headers_outside_the_list_are_refused():

@@ -107,16 +107,37 @@ def _find_nvrtc() -> str:
     return os.path.realpath(loaded.abs_path)
 
 
+# Files that make a header folder complete for every allowed header (mma.h needs crt/mma.h).
+HEADER_FILES = ("cuda_fp16.h", "cuda_bf16.h", "mma.h", "crt/mma.h")
+
+
 def _find_include_dir(nvrtc_lib: str) -> Optional[str]:
-    """CUDA headers: $MKC_CUDA_INCLUDE, the wheel's include/ beside NVRTC's lib/
-    (nvidia/cu13/{lib,include}; /usr/local/cuda/targets/<arch>/{lib,include}), /usr/local/cuda."""
+    """CUDA headers: $MKC_CUDA_INCLUDE, the include/ beside NVRTC's lib/ (wheel:
+    nvidia/cu13/{lib,include}; toolkit: /usr/local/cuda/targets/<arch>/{lib,include}), then
+    /usr/local/cuda/include. The first folder holding every allowed header wins; failing that,
+    the first with cuda_fp16.h (then mma.h is unavailable here, see available_headers())."""
     candidates = [os.environ.get(INCLUDE_ENV, "")]
     candidates.append(os.path.join(os.path.dirname(os.path.dirname(nvrtc_lib)), "include"))
     candidates.append("/usr/local/cuda/include")
+    candidates = [os.path.realpath(c) for c in candidates if c and os.path.isdir(c)]
     for c in candidates:
-        if c and os.path.isfile(os.path.join(c, "cuda_fp16.h")):
-            return os.path.realpath(c)
+        if all(os.path.isfile(os.path.join(c, f)) for f in HEADER_FILES):
+            return c
+    for c in candidates:
+        if os.path.isfile(os.path.join(c, "cuda_fp16.h")):
+            return c
     return None
+
+
+def available_headers(tc: Toolchain) -> tuple[str, ...]:
+    """The allowed headers that can really be included on this machine."""
+    from ..headers import ALLOWED_HEADERS
+
+    if not tc.include_dir:
+        return ()
+    need = {"mma.h": ("mma.h", "crt/mma.h")}
+    return tuple(h for h in ALLOWED_HEADERS
+                 if all(os.path.isfile(os.path.join(tc.include_dir, f)) for f in need.get(h, (h,))))
 
 
 def bwrap_binary() -> str:

@@ -22,7 +22,7 @@ from ..headers import SOURCE_NAME, prelude
 from ..result import Verdict
 from .cache import CubinCache, cache_key
 from .logs import learner_log, parse_ptxas_resources
-from .sandbox import SandboxUnavailable, find_toolchain, unsafe_unsandboxed_allowed
+from .sandbox import SandboxUnavailable, available_headers, find_toolchain, unsafe_unsandboxed_allowed
 from .signature import check_code, check_lowered_name, classify_check_errors, name_expression
 from .worker_client import CompileWorker, WorkerDied, WorkerSettings, WorkerTimeout
 
@@ -99,7 +99,7 @@ class Compiler:
             raise self._unavailable_error(exc) from None
         run_options = list(options)
         if headers:
-            if not tc.include_dir:
+            if not set(headers) <= set(available_headers(tc)):
                 raise CompileError(Verdict.UNAVAILABLE, codes.UNAVAILABLE_NVRTC, {"reason": "CUDA_HEADERS_MISSING"})
             run_options.append(f"-I{tc.include_dir}")
         version = nvrtc_version()
