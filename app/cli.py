@@ -110,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     i18n.add_argument("action", choices=["compile", "update"], help="compile .po → .mo, or extract + update + compile")
     i18n.set_defaults(func=cmd_i18n)
 
+    from app.accounts.admin_cli import add_parser as add_create_admin
+
+    add_create_admin(sub)
+
     # Parsed by app/bench/web.py (see main below); listed here so --help shows it.
     sub.add_parser("bench", help="wrk benchmark of a lesson page against the bare baseline (bench --help)", add_help=False)
     return parser
