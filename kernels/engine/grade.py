@@ -14,6 +14,7 @@ import importlib
 import importlib.util
 import logging
 import platform
+import sys
 import time
 from typing import Any, Callable, Optional, Union
 
@@ -96,6 +97,9 @@ def grade(exercise_id: str, source: Union[str, bytes], launch: Any = None,
     clock(Phase.COMPILING)
     compiler = compiler or get_compiler()
     versions.update(nvrtc=nvrtc_version(), arch=compiler.arch)
+    cupy = sys.modules.get("cupy")  # loaded by nvrtc_version(); never imported just for this
+    if cupy is not None and getattr(cupy, "__version__", None):
+        versions["cupy"] = str(cupy.__version__)
     flags = [Message(codes.FLAG_UNSANDBOXED_COMPILE)] if not compiler.worker.sandboxed else []
     try:
         compiled = compiler.compile(text, exercise.kernel, headers=exercise.headers)

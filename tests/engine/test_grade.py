@@ -125,3 +125,22 @@ def test_gpu_present_but_not_available(exercises_root, compiler, monkeypatch):
     monkeypatch.setattr(grade_module, "_gpu_module", lambda: types.SimpleNamespace(gpu_available=lambda: False))
     result, _ = run(exercises_root, compiler, NAIVE_GEMM)
     assert result.message.code == codes.UNAVAILABLE_NO_GPU
+
+
+def test_unsandboxed_dev_compile_is_flagged(exercises_root, monkeypatch, no_gpu):
+    from kernels.engine.compiler import Compiler, CompileWorker
+    from kernels.engine.compiler.cache import CubinCache
+
+    monkeypatch.setenv("MKC_UNSAFE_UNSANDBOXED_COMPILE", "1")
+    c = Compiler("sm_90", worker=CompileWorker(), cache=CubinCache())
+    try:
+        result, _ = run(exercises_root, c, NAIVE_GEMM)
+    finally:
+        c.close()
+    assert Message(codes.FLAG_UNSANDBOXED_COMPILE, {}) in result.flags
+    assert result.message.code == codes.UNAVAILABLE_NO_GPU
+
+
+def test_versions_are_reported(exercises_root, compiler, no_gpu):
+    result, _ = run(exercises_root, compiler, NAIVE_GEMM)
+    assert {"engine", "python", "nvrtc", "arch", "cupy"} <= set(result.versions)

@@ -167,6 +167,24 @@ def test_cpu_limit_ends_a_runaway_compile():
         c.close()
 
 
+def test_memory_limit_stops_a_compile_that_blows_up():
+    # 4^10 copies of "1" from nested macros: ~0.9 GB in NVRTC, against a 400 MiB RLIMIT_DATA
+    src = "#define A(x) (x+x+x+x)\n#define L1(x) A(x)\n"
+    src += "".join(f"#define L{i + 1}(x) A(L{i}(x))\n" for i in range(1, 10))
+    src += "__device__ int v = L10(1);\n"
+    worker = CompileWorker(WorkerSettings(sandboxed=True, data_bytes=400 << 20))
+    c = Compiler("sm_90", worker=worker, cache=CubinCache())
+    try:
+        err = _compile_error(c, src)
+        assert err.verdict is Verdict.COMPILE_ERROR
+        assert err.code == codes.COMPILE_RESOURCE_LIMIT and err.params == {"limit": "memory"}
+        assert not worker.alive()  # recycled
+        assert c.compile('extern "C" __global__ void k(float* p) { p[0] = 8.0f; }\n').cubin
+        assert worker.starts == 2
+    finally:
+        c.close()
+
+
 def test_worker_is_recycled_every_n_jobs():
     worker = CompileWorker(WorkerSettings(sandboxed=True, max_jobs=2))
     c = Compiler("sm_90", worker=worker, cache=CubinCache())

@@ -9,6 +9,7 @@ test switch the policy off and prove the sandbox alone keeps files out of reach.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -26,6 +27,7 @@ from .sandbox import SandboxUnavailable, available_headers, find_toolchain, unsa
 from .signature import check_code, check_lowered_name, classify_check_errors, name_expression
 from .worker_client import CompileWorker, WorkerDied, WorkerSettings, WorkerTimeout
 
+logger = logging.getLogger(__name__)
 DEFAULT_ARCH = "sm_90"
 ARCH_ENV = "MKC_COMPILE_ARCH"
 CACHE_DIR_ENV = "MKC_CUBIN_CACHE_DIR"
@@ -120,6 +122,10 @@ class Compiler:
                 raise CompileError(Verdict.COMPILE_ERROR, codes.COMPILE_RESOURCE_LIMIT, {"limit": "memory"})
             if raw.error_kind == "internal":
                 raise CompileError(Verdict.UNAVAILABLE, codes.UNAVAILABLE_NVRTC, {"reason": "NVRTC_FAILED"})
+            if "catastrophic error: out of memory" in raw.log:
+                self.worker.stop()  # recycle: never reuse a process that ran out of memory
+                raise CompileError(Verdict.COMPILE_ERROR, codes.COMPILE_RESOURCE_LIMIT,
+                                   {"limit": "memory"}, log.text, log.truncated)
             if kernel is not None and log.check_errors and not (log.learner_errors or log.header_errors
                                                                 or "ptxas" in log.text):
                 code, params = classify_check_errors(kernel, log.check_errors)
@@ -177,6 +183,8 @@ class Compiler:
         try:
             return self.worker.compile(text, SOURCE_NAME, options, names)
         except SandboxUnavailable as exc:
+            # the detail (paths, bwrap's message) is for the operator's log, never the learner
+            logger.warning("compile sandbox unavailable: %s", exc)
             self._unavailable = (time.monotonic(), exc)
             raise self._unavailable_error(exc) from None
         except WorkerTimeout:
