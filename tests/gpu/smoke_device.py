@@ -2,8 +2,8 @@
 
 Run: python3 tests/gpu/smoke_device.py   (from the repository root)
 """
-import json, time, sys
-from kernels.engine import grade, load_exercise
+import json, time
+from kernels.engine import grade
 from kernels.engine.compiler import get_compiler
 print("compiler available:", get_compiler().available())
 from kernels.engine.gpu import gpu_available

@@ -89,7 +89,7 @@ def test_hostile_kernel_verdict_then_honest_passes(runner, path):
         assert res.message.code == "TIME_LIMIT_EXCEEDED"
     if name == "oob_write":
         assert res.message.code == "RUNTIME_ILLEGAL_ADDRESS"
-        assert "ILLEGAL_ADDRESS" in res.message.params["cuda_error"].upper()
+        assert "ILLEGALADDRESS" in res.message.params["cuda_error"].upper().replace("_", "")
     if name in ("trap", "malloc_bomb", "oversized_launch"):
         assert res.message.params.get("cuda_error"), res.message
     if name == "input_mutation":

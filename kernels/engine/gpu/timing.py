@@ -46,11 +46,15 @@ class TimingStats:
 
     @property
     def rse(self) -> float:
-        """Relative standard error of the median (1.2533 * sd / sqrt(n) / median)."""
-        if self.n < 2:
+        """Relative standard error of the median: 1.2533 * sigma / sqrt(n) / median, with sigma
+        estimated from the interquartile range (IQR / 1.349), so a few slow outliers (a clock
+        change, another process) do not keep the loop running."""
+        if self.n < 4:
             return float("inf")
         s = np.asarray(self.samples_ms)
-        return float(1.2533 * s.std(ddof=1) / math.sqrt(s.size) / max(np.median(s), 1e-12))
+        q1, q3 = np.percentile(s, [25, 75])
+        sigma = (q3 - q1) / 1.349
+        return float(1.2533 * sigma / math.sqrt(s.size) / max(np.median(s), 1e-12))
 
     def as_dict(self) -> dict:
         return {"name": self.name, "median_ms": self.median_ms, "spread_ms": self.spread_ms,
@@ -83,7 +87,7 @@ class L2Flusher:
 
 def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
             max_seconds: float = 2.0, target_rse: float = 0.005, min_rounds: int = 10,
-            max_rounds: int = 500, warmup_rounds: int = 2,
+            max_rounds: int = 300, warmup_rounds: int = 2,
             before_round: Optional[Callable[[int], None]] = None,
             after_round: Optional[Callable[[int], None]] = None,
             flusher: Optional[L2Flusher] = None, seed: Optional[int] = None) -> dict[str, TimingStats]:
@@ -143,7 +147,7 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
 
 
 def speedup(against: TimingStats, learner: TimingStats, *, confidence: float = 0.95,
-            n_boot: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+            n_boot: int = 1000, seed: int = 0) -> tuple[float, float, float]:
     """median(against) / median(learner) with a paired bootstrap confidence interval."""
     a = np.asarray(against.samples_ms, dtype=np.float64)
     b = np.asarray(learner.samples_ms, dtype=np.float64)

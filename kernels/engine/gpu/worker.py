@@ -31,7 +31,9 @@ import json
 import math
 import os
 import resource
+import signal
 import sys
+import tempfile
 import time
 
 PROTO = None  # the protocol stream (set in main)
@@ -91,13 +93,43 @@ def _cuda_errors():
 
 # ---- start-up -----------------------------------------------------------------------------
 
+OUTPUT_FILE_LIMIT = 8 << 20  # bytes of device printf output written at most (RLIMIT_FSIZE)
+
+
 def set_process_limits(limits: dict) -> None:
-    # Never RLIMIT_AS: CUDA reserves huge virtual ranges. Core dumps off; files small.
-    for res, val in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, 64 << 20)):
+    # Never RLIMIT_AS: CUDA reserves huge virtual ranges. Core dumps off; files small: with
+    # SIGXFSZ ignored, writes past the limit fail (EFBIG) instead of killing the worker.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    for res, val in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, OUTPUT_FILE_LIMIT)):
         try:
             resource.setrlimit(res, (val, val))
         except (ValueError, OSError):
             pass
+
+
+def redirect_device_output() -> int:
+    """Point fd 1 (where the driver writes device printf) at a private file, so a printf flood
+    never waits on a pipe; the result carries its first bytes and its size."""
+    fd, _path = tempfile.mkstemp(prefix="device-output-")
+    os.unlink(_path)
+    os.dup2(fd, 1)
+    os.close(fd)
+    return 1
+
+
+def device_output(cap: int = 16384) -> dict:
+    try:  # the driver prints through C stdio: flush its buffer into the file first
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    except Exception:
+        pass
+    try:
+        size = os.fstat(1).st_size
+        data = os.pread(1, cap, 0) if size else b""
+    except OSError:
+        return {"text": "", "bytes": 0}
+    return {"text": data.decode("utf-8", errors="replace"), "bytes": int(size)}
 
 
 def start_device(printf_bytes: int, heap_bytes: int):
@@ -363,7 +395,10 @@ def time_one_size(job, ex, ref, learner, refs, sizes, si, budget, flusher, launc
     names_in = [p["name"] for p in inputs_p]
     stream = cupy.cuda.get_current_stream()
 
+    round_limit = len(launches) * launch_s + 2.0  # every kernel of a round within its limit
+
     def before_round(r):
+        send({"ev": "watch", "limit": round_limit, "what": "timing"})
         # a new combination of pool variants; the first input always changes, so a kernel that
         # replays an earlier answer (or one cached by pointer) writes a wrong one
         first = (state["prev_first"] + 1 + int(secret.integers(n_var - 1))) % n_var
@@ -376,11 +411,10 @@ def time_one_size(job, ex, ref, learner, refs, sizes, si, budget, flusher, launc
         state["combo"] = combo
 
     def after_round(r):
+        send({"ev": "unwatch"})
         if r >= 0 and len(state["to_check"]) < 6 and secret.random() < 0.25:
             state["to_check"].append((r, list(state["combo"]), out_l.get()))
 
-    limit = budget + 30 * launch_s + 5.0
-    send({"ev": "watch", "limit": limit, "what": "timing"})
     errors = _cuda_errors()
     try:
         stats = T.measure(launches, max_seconds=budget, before_round=before_round,
@@ -391,7 +425,6 @@ def time_one_size(job, ex, ref, learner, refs, sizes, si, budget, flusher, launc
     except errors as exc:
         f = CudaFault(cuda_error_name(exc), at_launch=False)
         raise JobFailed(dict(result, verdict="RUNTIME_ERROR", message=fault_message(f, sizes)))
-    send({"ev": "unwatch"})
 
     if live_host_changed:
         msg = {"code": "INPUT_MODIFIED", "params": {"size": sizes, "input": live_host_changed[0],
@@ -504,6 +537,7 @@ def main(argv: list[str]) -> int:
     PROTO = os.fdopen(int(argv[1]), "w", buffering=1, encoding="utf-8")
     opts = json.loads(argv[2]) if len(argv) > 2 else {}
     set_process_limits(opts)
+    redirect_device_output()
     try:
         gpu, vers = start_device(opts.get("printf_bytes", 64 << 10), opts.get("heap_bytes", 1 << 20))
         from kernels.engine.gpu.timing import L2Flusher
@@ -529,6 +563,7 @@ def main(argv: list[str]) -> int:
         result = {"verdict": "RUNTIME_ERROR", "message": {"code": "RUNTIME_ERROR",
                                                          "params": {"cuda_error": cuda_error_name(exc)}}}
     result["gpu"], result["versions"] = gpu, vers
+    result["device_output"] = device_output()
     send({"ev": "result", "result": result})
     return 0
 
