@@ -4,7 +4,8 @@ import numpy as np
 
 U32 = 2.0 ** -24  # unit roundoff of float32
 DEFAULT_C = 2.0  # lambda in the probabilistic bound; spec.yaml's tolerance.c must match
-SAMPLE_ROWS = 24  # rows checked on a timed run (plus the last row)
+SAMPLE_ROWS = 8  # rows checked on a timed run (plus the last row): a replayed or lazy
+# answer is wrong almost everywhere, and the float64 check must stay cheap at 4096
 
 
 def _uniform(rng, shape):

@@ -98,9 +98,10 @@ def test_hostile_kernel_verdict_then_honest_passes(runner, path):
         assert res.message.code == "WRONG_ANSWER_TIMED_RUN"
         assert all(c.ok for c in res.correctness[:-1])  # honest while being checked
     if name == "printf_flood":
+        assert res.message.code == "TIME_LIMIT_EXCEEDED"
         out = [f for f in res.flags if f.code == "DEVICE_OUTPUT"]
-        assert out and out[0].params["bytes"] > 0 and len(out[0].params["text"]) <= 4096
-        assert out[0].params["truncated"] is True
+        assert out and out[0].params["bytes"] > 4096 and len(out[0].params["text"]) <= 4096
+        assert out[0].params["truncated"] is True and out[0].params["text"].startswith("flood")
     honest_passes(runner)
 
 

@@ -141,7 +141,7 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
         r += 1
         if r >= min_rounds and all(s.rse <= target_rse for s in stats.values()):
             break
-        if time.perf_counter() >= t_end and r >= min(min_rounds, 3):
+        if time.perf_counter() >= t_end and r >= min(min_rounds, 5):
             break
     return stats
 

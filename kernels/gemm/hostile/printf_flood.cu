@@ -1,7 +1,8 @@
-// HOSTILE: a correct tiled kernel whose every thread also prints four lines per launch. The
-// printf buffer is set small and the captured output is capped, so the grading finishes and
-// the answer (correct) passes.
-// expect: PASSED
+// HOSTILE: a correct tiled kernel whose every thread also prints 16 lines per launch. Device
+// printf under this much contention is slow (seen on an H200: a launch of 79k threads printing
+// 4 lines each ran past the 4-5 s launch deadline), so the grader stops it: TIME_LIMIT. The
+// printf buffer is small, the captured output is capped, and the next submission is unharmed.
+// expect: TIME_LIMIT
 // launch: {"block": [32, 32, 1], "tile": [32, 32], "smem": 0}
 extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K)
 {
@@ -9,7 +10,7 @@ extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M,
     __shared__ float Bs[32][32];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int row = blockIdx.y * 32 + ty, col = blockIdx.x * 32 + tx;
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 16; ++i)
         printf("flood %d block (%d,%d) thread (%d,%d) ..........................................\n",
                i, blockIdx.x, blockIdx.y, tx, ty);
     float acc = 0.0f;
