@@ -1,0 +1,49 @@
+"""A stand-in for kernels/engine/gpu/worker.py that speaks the same protocol but misbehaves on
+purpose, so the parent's deadline, crash and output handling can be tested without a GPU.
+
+    python fake_worker.py <fd> <mode>
+modes: hang_in_launch | crash_mid_job | die_before_ack | flood_stdout | ok
+"""
+
+import json
+import os
+import sys
+import time
+
+
+def main():
+    fd, mode = int(sys.argv[1]), sys.argv[2]
+    proto = os.fdopen(fd, "w", buffering=1)
+
+    def send(obj):
+        proto.write(json.dumps(obj) + "\n")
+        proto.flush()
+
+    send({"ev": "ready", "gpu": {"name": "Fake GPU"}, "versions": {}})
+    line = sys.stdin.readline()
+    if not line:
+        return
+    if mode == "die_before_ack":
+        marker = os.environ.get("FAKE_MARKER")
+        if marker and not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(9)   # the first worker dies before acknowledging; the retry behaves
+        mode = "ok"
+    send({"ev": "phase", "name": "checking"})
+    if mode == "hang_in_launch":
+        send({"ev": "watch", "limit": 0.5, "what": "correctness"})
+        time.sleep(60)
+    if mode == "crash_mid_job":
+        os._exit(1)
+    if mode == "flood_stdout":
+        chunk = ("x" * 1023 + "\n") * 64
+        for _ in range(16):          # 1 MiB
+            sys.stdout.write(chunk)
+        sys.stdout.flush()
+    send({"ev": "result", "result": {"verdict": "PASSED", "message": {"code": "PASSED", "params": {}},
+                                      "correctness": [{"size": {"M": 1}, "ok": True}],
+                                      "gpu": {"name": "Fake GPU"}, "versions": {"fake": "1"}}})
+
+
+if __name__ == "__main__":
+    main()
