@@ -1,24 +1,28 @@
-// 09_warp_tiling — organise the 8 warps as a 2×4 grid of 64×32 warp tiles; K-step 16.
-// launch: block=256,1,1 tile=128,128 smem=0
+// 09_warp_tiling — a warp-level tile between block and thread: 2×4 warps of 64×64, 8×16 outputs per thread.
+// launch: block=256,1,1 tile=256,128 smem=0
 // dtype: f32
 // arch: sm_90
 //
-// Changed from 08: (1) a level of tiling between the block and the thread. Each warp owns a
-// contiguous 64×32 piece of the block tile; inside it a lane owns a 4×4 sub-tile repeated 2×2
-// times (rows 32 apart, columns 16 apart). The 32 lanes of a warp now touch only 64 rows and
-// 32 columns of the tiles, so per k a warp's four float4 shared loads are 4 wavefronts (8 distinct
-// A addresses, 4 distinct B addresses, broadcast to the rest) instead of 6 in 08, and the
-// accumulators of one warp map onto a compact patch of C (better store locality).
-// (2) BK grows from 8 to 16: half as many barriers and buffer switches per FLOP, 1024 FMAs per
-// thread between barriers. Shared memory: 2 buffers × (16×132 + 16×128) floats = 33 KB.
-// Why it should be faster: fewer LSU wavefronts and barriers per FMA; the FMA pipe is busier.
+// Changed from 08: (1) warp tiling. Each of the 8 warps owns a contiguous 64×64 piece of the
+// block tile; inside it a lane owns a 4×4 sub-tile repeated 2×4 times (rows 32 apart, columns 16
+// apart). For one k a warp's shared loads then touch only 64 rows of A and 64 columns of B:
+// 8 distinct float4 of A and 4 distinct float4 of B per load instruction, one wavefront each.
+// (2) The per-thread tile doubles to 8×16 (128 accumulators) and the block tile to 128×256: per k
+// a thread issues 6 float4 shared loads for 128 FMAs (08: 4 for 64), and each byte copied from
+// global memory feeds 1.5× more math. The copies stay as in 08: one float4 of A and two of B per
+// thread, staged in registers, written to the other of two shared buffers after the math.
+// Why it should be faster: fewer shared-memory instructions and wavefronts per FMA, fewer global
+// bytes per FLOP. Cost: 225 registers, so only one 256-thread block (8 warps) fits per SM; the
+// 64 independent FMAs per loaded value must hide latency instead of other warps.
+// History: a first version (kept as experiments/89_warp_128x128.cu: 64×32 warp tiles, 8×8 per
+// thread, BK 16, two blocks per SM) measured the same as 08 (41.1 vs 41.3 TFLOP/s at 4096³, H200).
 #define BM 128
-#define BN 128
-#define BK 16
+#define BN 256
+#define BK 8
 #define NT 256
 #define APAD 4
 #define WM 64
-#define WN 32
+#define WN 64
 
 __device__ __forceinline__ float4 load4_guarded(const float* p, int row, int col, int rows, int cols, bool vec)
 {
@@ -33,7 +37,7 @@ __device__ __forceinline__ float4 load4_guarded(const float* p, int row, int col
     return v;
 }
 
-extern "C" __global__ void __launch_bounds__(NT, 2)
+extern "C" __global__ void __launch_bounds__(NT, 1)
 gemm(const float* A, const float* B, float* C, int M, int N, int K)
 {
     __shared__ __align__(16) float As[2][BK][BM + APAD];
@@ -49,28 +53,28 @@ gemm(const float* A, const float* B, float* C, int M, int N, int K)
     const bool aVec = (K & 3) == 0;
     const bool bVec = (N & 3) == 0;
 
-    // Copy maps: A tile 128×16 = 512 float4 (2 per thread), B tile 16×128 = 512 float4.
-    int aRow[2], aK[2], bRow[2], bCol[2];
+    // A tile 128×8 = 256 float4 (1 per thread); B tile 8×256 = 512 float4 (2 per thread).
+    const int aRow = t >> 1, aK = (t & 1) * 4;
+    int bRow[2], bCol[2];
 #pragma unroll
     for (int p = 0; p < 2; ++p) {
         const int idx = t + p * NT;
-        aRow[p] = idx >> 2;  aK[p] = (idx & 3) * 4;
-        bRow[p] = idx >> 5;  bCol[p] = (idx & 31) * 4;
+        bRow[p] = idx >> 6;  bCol[p] = (idx & 63) * 4;
     }
 
-    float acc[8][8];   // [wm*4+i][wn*4+j]
+    float acc[8][16];   // [wm*4+i][wn*4+j]
 #pragma unroll
     for (int i = 0; i < 8; ++i)
 #pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+        for (int j = 0; j < 16; ++j) acc[i][j] = 0.0f;
 
-    float4 pa[2], pb[2];
+    float4 pa, pb[2];
+    pa = load4_guarded(A, rowBase + aRow, aK, M, K, aVec);
+    As[0][aK + 0][aRow] = pa.x; As[0][aK + 1][aRow] = pa.y;
+    As[0][aK + 2][aRow] = pa.z; As[0][aK + 3][aRow] = pa.w;
 #pragma unroll
     for (int p = 0; p < 2; ++p) {
-        pa[p] = load4_guarded(A, rowBase + aRow[p], aK[p], M, K, aVec);
         pb[p] = load4_guarded(B, bRow[p], colBase + bCol[p], K, N, bVec);
-        As[0][aK[p] + 0][aRow[p]] = pa[p].x; As[0][aK[p] + 1][aRow[p]] = pa[p].y;
-        As[0][aK[p] + 2][aRow[p]] = pa[p].z; As[0][aK[p] + 3][aRow[p]] = pa[p].w;
         *reinterpret_cast<float4*>(&Bs[0][bRow[p]][bCol[p]]) = pb[p];
     }
     __syncthreads();
@@ -79,11 +83,10 @@ gemm(const float* A, const float* B, float* C, int M, int N, int K)
     for (int k0 = 0; k0 < K; k0 += BK) {
         const bool more = k0 + BK < K;
         if (more) {
+            pa = load4_guarded(A, rowBase + aRow, k0 + BK + aK, M, K, aVec);
 #pragma unroll
-            for (int p = 0; p < 2; ++p) {
-                pa[p] = load4_guarded(A, rowBase + aRow[p], k0 + BK + aK[p], M, K, aVec);
+            for (int p = 0; p < 2; ++p)
                 pb[p] = load4_guarded(B, k0 + BK + bRow[p], colBase + bCol[p], K, N, bVec);
-            }
         }
 
 #pragma unroll
@@ -92,22 +95,24 @@ gemm(const float* A, const float* B, float* C, int M, int N, int K)
             const float4 a1 = *reinterpret_cast<const float4*>(&As[buf][k][wRow + 32 + lr]);
             const float4 b0 = *reinterpret_cast<const float4*>(&Bs[buf][k][wCol + lc]);
             const float4 b1 = *reinterpret_cast<const float4*>(&Bs[buf][k][wCol + 16 + lc]);
+            const float4 b2 = *reinterpret_cast<const float4*>(&Bs[buf][k][wCol + 32 + lc]);
+            const float4 b3 = *reinterpret_cast<const float4*>(&Bs[buf][k][wCol + 48 + lc]);
             const float ra[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-            const float rb[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+            const float rb[16] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w,
+                                  b2.x, b2.y, b2.z, b2.w, b3.x, b3.y, b3.z, b3.w};
 #pragma unroll
             for (int i = 0; i < 8; ++i)
 #pragma unroll
-                for (int j = 0; j < 8; ++j) acc[i][j] += ra[i] * rb[j];
+                for (int j = 0; j < 16; ++j) acc[i][j] += ra[i] * rb[j];
         }
 
         if (more) {
             const int nb = buf ^ 1;
+            As[nb][aK + 0][aRow] = pa.x; As[nb][aK + 1][aRow] = pa.y;
+            As[nb][aK + 2][aRow] = pa.z; As[nb][aK + 3][aRow] = pa.w;
 #pragma unroll
-            for (int p = 0; p < 2; ++p) {
-                As[nb][aK[p] + 0][aRow[p]] = pa[p].x; As[nb][aK[p] + 1][aRow[p]] = pa[p].y;
-                As[nb][aK[p] + 2][aRow[p]] = pa[p].z; As[nb][aK[p] + 3][aRow[p]] = pa[p].w;
+            for (int p = 0; p < 2; ++p)
                 *reinterpret_cast<float4*>(&Bs[nb][bRow[p]][bCol[p]]) = pb[p];
-            }
         }
         __syncthreads();
         buf ^= 1;
@@ -118,7 +123,7 @@ gemm(const float* A, const float* B, float* C, int M, int N, int K)
         const int gr = rowBase + wRow + (i >> 2) * 32 + lr + (i & 3);
         if (gr >= M) continue;
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
+        for (int h = 0; h < 4; ++h) {
             const int gc = colBase + wCol + h * 16 + lc;
             if (bVec && gc + 3 < N) {
                 *reinterpret_cast<float4*>(C + gr * N + gc) =

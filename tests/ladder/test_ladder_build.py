@@ -36,7 +36,7 @@ MARKERS: dict[str, tuple[list[str], list[str]]] = {
     "06_vectorized_transposed_a": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"st\.global\.v4\.f32"], []),
     "07_bank_conflict_free": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"\[4224\]"], []),   # 8 × (128+4) floats
     "08_double_buffering": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"\[8448\]"], []),     # two padded A buffers
-    "09_warp_tiling": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"\[16896\]"], []),         # BK 16: 2 × 16 × 132 × 4
+    "09_warp_tiling": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"\[16384\]"], [r"cp\.async"]),  # Bs: 2 × 8 × 256 floats
     "10_wmma_tensor_cores": ([r"wmma\.load\.a\.sync", r"wmma\.load\.b\.sync", r"wmma\.mma\.sync",
                               r"wmma\.store\.d\.sync"], [r"mma\.sync\.aligned\.m16n8k16", r"ldmatrix"]),
     "11_mma_sync_ldmatrix": ([r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32",
@@ -51,6 +51,8 @@ MARKERS: dict[str, tuple[list[str], list[str]]] = {
 # Minimum number of float32 FMAs in the PTX: thread-level tiling unrolls into many of them.
 MIN_FMA = {"04_1d_thread_tiling": 64, "05_2d_register_tiling": 512, "06_vectorized_transposed_a": 512,
            "07_bank_conflict_free": 512, "08_double_buffering": 512, "09_warp_tiling": 1024}
+# 09 computes 8×16 outputs per thread instead of 8×8: its unrolled tile has twice 08's FMAs.
+FMA_GROWS = [("08_double_buffering", "09_warp_tiling")]
 
 
 @lru_cache(maxsize=None)
@@ -121,6 +123,13 @@ def test_compiles_and_shows_its_defining_instructions(stem):
     assert m and int(m.group(1)) <= 255
     spill = re.search(r"(\d+) bytes spill stores", b.log)
     assert spill and int(spill.group(1)) <= 16, f"{stem}: register spills ({spill.group(1)} bytes)"
+
+
+def test_warp_tiling_doubles_the_thread_tile():
+    for a, b in FMA_GROWS:
+        na = len(re.findall(r"fma\.rn\.f32", built(a).ptx))
+        nb = len(re.findall(r"fma\.rn\.f32", built(b).ptx))
+        assert nb >= 2 * na, (a, na, b, nb)
 
 
 @pytest.mark.parametrize("i", range(1, len(RUNGS)))

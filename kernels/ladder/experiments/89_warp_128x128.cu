@@ -1,7 +1,8 @@
-// 96_rerun09 — a second copy of 09_warp_tiling, to measure run-to-run spread
+// 89_warp_128x128 — the first version of rung 09: 2×4 warps of 64×32 warp tiles, 8×8 per thread, BK 16 (41.1 TFLOP/s at 4096³ on H200).
 // launch: block=256,1,1 tile=128,128 smem=0
 // dtype: f32
 // arch: sm_90
+// EXPERIMENT: kept for comparison; it tied 08 (run 1 and run 2), so rung 09 now uses a 128×256 tile.
 //
 // Changed from 08: (1) a level of tiling between the block and the thread. Each warp owns a
 // contiguous 64×32 piece of the block tile; inside it a lane owns a 4×4 sub-tile repeated 2×2
