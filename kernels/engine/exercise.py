@@ -9,7 +9,6 @@ The parsed YAML is kept as ``Exercise.raw`` for anything the dataclasses do not 
 from __future__ import annotations
 
 import ast
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path

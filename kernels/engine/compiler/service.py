@@ -14,7 +14,7 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Optional
 
 from .. import codes
@@ -25,7 +25,7 @@ from .cache import CubinCache, cache_key
 from .logs import learner_log, parse_ptxas_resources
 from .sandbox import SandboxUnavailable, available_headers, find_toolchain, unsafe_unsandboxed_allowed
 from .signature import check_code, check_lowered_name, classify_check_errors, name_expression
-from .worker_client import CompileWorker, WorkerDied, WorkerSettings, WorkerTimeout
+from .worker_client import CompileWorker, WorkerDied, WorkerTimeout
 
 logger = logging.getLogger(__name__)
 DEFAULT_ARCH = "sm_90"

@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 from .sandbox import SandboxUnavailable, Toolchain, find_toolchain, unsafe_unsandboxed_allowed, worker_argv
