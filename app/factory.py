@@ -15,6 +15,10 @@ from app.accounts.auth import AccountsConfig
 from app.accounts.messages import AccountsError
 from app.accounts.routes import router as accounts_router
 from app.accounts.views import accounts_error
+from app.comments.limits import CommentsConfig
+from app.comments.messages import CommentsError
+from app.comments.routes import router as comments_router
+from app.comments.web import comments_error
 from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
 from app.core.headers import SecurityHeadersMiddleware
@@ -22,10 +26,13 @@ from app.core.migrate import upgrade_to_head
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
+from app.notifications.routes import router as notifications_router
 from app.progress.routes import router as progress_api_router
+from app.reports.routes import router as reports_router
 from app.routes import errors, language, pages
 from app.routes.page_cache import PageCache
 from app.stats import ViewCounter
+from app.submissions import runtime as submissions
 from app.templating import STATIC_DIR, make_environment
 
 log = logging.getLogger(__name__)
@@ -54,16 +61,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         for problem in snapshot.problems:
             (log.error if problem.severity == "error" else log.warning)("lesson: %s", problem)
         flusher = asyncio.create_task(_flush_views_forever(app))
+        submissions.start(app)  # the grading dispatcher (a thread; see app/submissions/dispatcher.py)
         try:
             yield
         finally:
+            await run_in_threadpool(submissions.stop, app)
             flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await flusher
             app.state.views.flush(app.state.session_factory)
             app.state.engine.dispose()
 
-    app = FastAPI(title=settings.site_name, lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(title=settings.site_name, lifespan=lifespan, docs_url="/docs", redoc_url=None,
+                  openapi_url="/openapi.json")
     app.state.settings = settings
     app.state.engine = make_engine(settings.resolved_database_url)
     app.state.session_factory = make_session_factory(app.state.engine)
@@ -75,19 +85,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.views = ViewCounter()
     app.state.page_cache = PageCache(enabled=not settings.debug)
     app.state.accounts = AccountsConfig()  # session lifetime and rate limits (tests tune these)
+    app.state.comments = CommentsConfig()  # comment length, rate limits, page size (tests tune these)
 
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
     app.add_exception_handler(Exception, errors.server_error)
     app.add_exception_handler(AccountsError, accounts_error)
+    app.add_exception_handler(CommentsError, comments_error)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz():
         return JSONResponse({"ok": True})
 
-    app.include_router(language.router)
-    app.include_router(accounts_router)
-    app.include_router(progress_api_router)
+    # Lesson and index pages first: routes are matched in order, and these carry the traffic.
     app.include_router(pages.router)
+    app.include_router(language.router)
+    app.include_router(progress_api_router)  # before the /{lang}/... pages, which would match /api/...
+    app.include_router(accounts_router)
+    app.include_router(comments_router)
+    app.include_router(notifications_router)
+    app.include_router(reports_router)
+    submissions.install(app)  # /api/exercises/{id}/submissions, /api/submissions/{id}[/events]
+    app.include_router(pages.fallback_router)
     return app

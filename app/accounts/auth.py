@@ -52,8 +52,9 @@ def digest(secret: str) -> str:
 
 def start_session(db: Session, user: User, ttl: dt.timedelta, user_agent: str = "") -> tuple[str, AuthSession]:
     token = secrets.token_urlsafe(32)
+    now = utcnow()
     row = AuthSession(token_hash=digest(token), user_id=user.id, csrf_token=secrets.token_urlsafe(32),
-                      created_at=utcnow(), expires_at=utcnow() + ttl, user_agent=user_agent[:200])
+                      created_at=now, expires_at=now + ttl, user_agent=user_agent[:200])
     db.add(row)
     db.flush()
     return token, row
