@@ -70,10 +70,12 @@ def set_static_limits(data_bytes):
 
 def main():
     config = json.loads(sys.argv[1])
-    out = sys.stdout.buffer
-    inp = sys.stdin.buffer
-    # Nothing may print to stdout but the protocol.
+    # Nothing may write to the protocol stream but us: move it to its own descriptor and point
+    # fd 1 (where a C library might print) at stderr.
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
     sys.stdout = sys.stderr
+    inp = sys.stdin.buffer
     try:
         set_static_limits(int(config.get("data_bytes") or 0))
         for p in config.get("sys_path", []):
