@@ -76,6 +76,10 @@ def main():
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     inp = sys.stdin.buffer
+    # numpy (imported by cupy) starts OpenBLAS, which sizes per-thread buffers by the core
+    # count: on a big machine that alone can exceed RLIMIT_DATA. One thread is all we need.
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
     try:
         set_static_limits(int(config.get("data_bytes") or 0))
         for p in config.get("sys_path", []):
