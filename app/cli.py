@@ -114,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_create_admin(sub)
 
+    from app.submissions.cli import add_parser as add_dispatcher
+
+    add_dispatcher(sub)
+
     # Parsed by app/bench/web.py (see main below); listed here so --help shows it.
     sub.add_parser("bench", help="wrk benchmark of a lesson page against the bare baseline (bench --help)", add_help=False)
     return parser

@@ -32,3 +32,4 @@ class LessonView(Base):
 # on Base.metadata so Alembic (migrations/env.py) and the models-vs-migrations test see them.
 from app.accounts import models as _account_models  # noqa: E402,F401
 from app.progress import models as _progress_models  # noqa: E402,F401
+from app.submissions import models as _submission_models  # noqa: E402,F401

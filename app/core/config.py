@@ -41,6 +41,25 @@ class Settings(BaseSettings):
     report_url: str = ""
     debug: bool = False
 
+    # ---- submissions (app/submissions) ----
+    # Run a grading dispatcher inside each server process (only one holds a GPU at a time).
+    # Turn off when a standalone `python -m app dispatcher` grades instead.
+    dispatcher_enabled: bool = True
+    # "auto" asks the engine whether a GPU is here; "off" only compiles (jobs wait in awaiting_gpu).
+    dispatcher_gpu: str = Field(default="auto", pattern="^(auto|on|off)$")
+    dispatcher_gpu_index: int = 0
+    # Lane name; empty means "<host>:gpu<index>" (or "<host>:cpu" without a GPU).
+    dispatcher_lane: str = ""
+    dispatcher_poll_seconds: float = 0.5
+    # A job (and a lane) whose holder stops renewing for this long is taken over.
+    submission_lease_seconds: float = 60.0
+    # A job claimed more often than this (it crashed its dispatchers) is finished as UNAVAILABLE.
+    submission_max_attempts: int = 3
+    # Per-user limits: jobs queued or running at once, and submissions per hour and per day.
+    submission_max_in_flight: int = 1
+    submission_per_hour: int = 30
+    submission_per_day: int = 200
+
     @property
     def resolved_database_url(self) -> str:
         if self.database_url:

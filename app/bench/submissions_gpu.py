@@ -1,0 +1,183 @@
+"""Full stack on a GPU machine (issue 7): HTTP -> queue -> dispatcher -> engine -> GPU.
+
+    python -m app.bench.submissions_gpu [--out DIR] [--budget 420]
+
+1. Benchmark: 20 jobs from 5 users submitted at once to a real uvicorn server; prints the
+   turnaround (stored -> done) median and p95, the service time (engine start -> done), and the
+   time from dequeue (the claim) to engine start, target < 50 ms.
+2. Replay: every exercise's correct and wrong solutions and every hostile kernel, submitted
+   through HTTP; then each graded again by a direct ``kernels.engine.grade()`` call in this
+   process; the verdicts (and message codes) must be equal.
+Writes submissions_gpu.json to --out. Exit 0 only when every verdict matches.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from app.bench.submissions_server import Server, add_users
+from app.core.config import PROJECT_ROOT
+
+KERNELS = PROJECT_ROOT / "kernels"
+EXERCISES = ("col_sum", "row_sum", "transpose", "gemm", "gemm_fast")
+LAUNCH_RE = re.compile(r"^//\s*launch:\s*(\{.*\})", re.M)
+T0 = time.monotonic()
+
+
+def say(text: str) -> None:
+    print(f"[{time.monotonic() - T0:6.1f}s] {text}", flush=True)
+
+
+def launch_of(path: Path):
+    m = LAUNCH_RE.search(path.read_text(encoding="utf-8"))
+    return json.loads(m.group(1)) if m else None  # None: the exercise's launch_defaults
+
+
+def replay_files() -> list[tuple[str, Path]]:
+    files = [(ex, p) for ex in EXERCISES for kind in ("correct", "wrong")
+             for p in sorted((KERNELS / ex / "solutions" / kind).glob("*.cu"))]
+    files += [("gemm", p) for p in sorted((KERNELS / "gemm" / "hostile").glob("*.cu"))]
+    return files
+
+
+def _pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+
+
+class Client:
+    def __init__(self, url: str, tokens: dict[str, str]):
+        import httpx
+
+        self.http = httpx.Client(base_url=url, timeout=60)
+        self.tokens = tokens
+
+    def submit(self, user: str, exercise: str, source: str, launch) -> int:
+        body = {"source": source} if launch is None else {"source": source, "launch": launch}
+        r = self.http.post(f"/api/exercises/{exercise}/submissions", json=body,
+                           headers={"Authorization": f"Bearer {self.tokens[user]}"})
+        if r.status_code != 202:
+            raise RuntimeError(f"submit {exercise}: {r.status_code} {r.text}")
+        return r.json()["id"]
+
+    def wait_all(self, jobs: dict[int, str], deadline: float) -> dict[int, dict]:
+        views: dict[int, dict] = {}
+        while len(views) < len(jobs) and time.monotonic() < deadline:
+            for sub_id, user in jobs.items():
+                if sub_id in views:
+                    continue
+                v = self.http.get(f"/api/submissions/{sub_id}", headers={"Authorization": f"Bearer {self.tokens[user]}"}).json()
+                if v["state"] in ("done", "awaiting_gpu"):
+                    views[sub_id] = v
+            time.sleep(0.1)
+        return views
+
+
+def bench(client: Client, users: list[str], n: int, deadline: float) -> dict:
+    src = (KERNELS / "gemm" / "tiled.cu").read_text()
+    launch = launch_of(KERNELS / "gemm" / "tiled.cu")
+    jobs = {}
+    for i in range(n):
+        user = users[i % len(users)]
+        jobs[client.submit(user, "gemm", src + f"\n// bench {secrets.token_hex(6)}\n", launch)] = user
+    views = client.wait_all(jobs, deadline)
+
+    def ms(v, a, b):
+        from datetime import datetime
+
+        return (datetime.fromisoformat(v[b].rstrip("Z")) - datetime.fromisoformat(v[a].rstrip("Z"))).total_seconds() * 1000
+
+    done = [v for v in views.values() if v["state"] == "done"]
+    turnaround = [ms(v, "created_at", "finished_at") for v in done]
+    service = [ms(v, "started_at", "finished_at") for v in done]
+    dequeue = [v["dequeue_to_engine_ms"] for v in done]
+    out = {"jobs": n, "finished": len(done), "verdicts": sorted({v["verdict"] for v in done}),
+           "gpu": (done[0]["result"].get("gpu") or {}).get("name") if done else None}
+    for name, xs in (("turnaround_ms", turnaround), ("service_ms", service), ("dequeue_to_engine_ms", dequeue)):
+        if xs:
+            out[name] = {"median": round(statistics.median(xs), 1), "p95": round(_pct(xs, .95), 1),
+                         "max": round(max(xs), 1)}
+    return out
+
+
+def replay(client: Client, users: list[str], deadline: float) -> list[dict]:
+    from kernels.engine import grade
+
+    files = replay_files()
+    jobs, meta = {}, {}
+    for i, (ex, path) in enumerate(files):
+        user = users[i % len(users)]
+        sub_id = client.submit(user, ex, path.read_text(encoding="utf-8"), launch_of(path))
+        jobs[sub_id], meta[sub_id] = user, (ex, path)
+    say(f"replay: {len(jobs)} submissions stored; waiting for the dispatcher")
+    views = client.wait_all(jobs, deadline)
+    say(f"replay: {len(views)} graded through HTTP; now the direct engine calls")
+    rows = []
+    for sub_id, (ex, path) in meta.items():
+        v = views.get(sub_id)
+        if time.monotonic() > deadline:
+            break
+        direct = grade(ex, path.read_text(encoding="utf-8"), launch_of(path))
+        http_verdict = v["verdict"] if v else None
+        http_code = v["result"]["message"]["code"] if v and v.get("result") else None
+        row = {"file": str(path.relative_to(KERNELS)), "http": http_verdict, "http_code": http_code,
+               "direct": direct.verdict.value, "direct_code": direct.message.code,
+               "match": http_verdict == direct.verdict.value and http_code == direct.message.code}
+        rows.append(row)
+        say(f"{'ok ' if row['match'] else 'DIFF'} {row['file']:<48} http={http_verdict}/{http_code} "
+            f"direct={row['direct']}/{row['direct_code']}")
+    return rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
+    ap.add_argument("--bench-jobs", type=int, default=20)
+    args = ap.parse_args(argv)
+    deadline = T0 + args.budget
+    report: dict = {}
+    with tempfile.TemporaryDirectory(prefix="mkc-gpu-") as tmp:
+        server = Server(Path(tmp), dispatcher_gpu="on", submission_max_in_flight="100", submission_per_hour="1000",
+                        submission_per_day="1000", submission_lease_seconds="120", dispatcher_poll_seconds="0.2")
+        server.start(timeout=120)
+        say(f"server up at {server.url}")
+        try:
+            users = [f"gpu{i}" for i in range(5)]
+            client = Client(server.url, add_users(server.db_url, users))
+            # warm-up: the first job starts the compile worker and the GPU worker pool
+            client.wait_all({client.submit(users[0], "gemm", (KERNELS / "gemm" / "naive.cu").read_text(), None): users[0]},
+                            deadline)
+            say("warm-up job graded")
+            report["bench"] = bench(client, users, args.bench_jobs, deadline)
+            say("bench: " + json.dumps(report["bench"]))
+            report["replay"] = replay(client, users, deadline)
+        finally:
+            server.stop()
+            report["server_log_tail"] = server.log.read_text(errors="replace")[-4000:]
+    rows = report.get("replay", [])
+    matched = sum(r["match"] for r in rows)
+    report["summary"] = {"replayed": len(rows), "expected": len(replay_files()), "matched": matched}
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    (Path(args.out) / "submissions_gpu.json").write_text(json.dumps(report, indent=1))
+    b = report.get("bench", {})
+    print(f"\nGPU: {b.get('gpu')}")
+    print(f"bench: {b.get('finished')}/{b.get('jobs')} jobs from 5 users; turnaround median "
+          f"{b.get('turnaround_ms', {}).get('median')} ms, p95 {b.get('turnaround_ms', {}).get('p95')} ms; "
+          f"service median {b.get('service_ms', {}).get('median')} ms; dequeue->engine start median "
+          f"{b.get('dequeue_to_engine_ms', {}).get('median')} ms, p95 {b.get('dequeue_to_engine_ms', {}).get('p95')} ms, "
+          f"max {b.get('dequeue_to_engine_ms', {}).get('max')} ms (target < 50 ms)")
+    print(f"replay: {matched}/{len(rows)} verdicts equal to a direct engine call "
+          f"({len(replay_files())} files expected)")
+    return 0 if rows and matched == len(rows) == len(replay_files()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""A real server for the submissions tests and benchmarks: uvicorn in a subprocess on a free localhost port,
+with its own temporary SQLite file; users and API tokens written straight into that file."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from app.core.config import PROJECT_ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    def __init__(self, workdir: Path, *, port: int | None = None, workers: int = 1, **settings: str):
+        self.workdir = Path(workdir)
+        self.port = port or free_port()
+        self.workers = workers
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.db_url = f"sqlite:///{(self.workdir / 'data' / 'app.db').as_posix()}"
+        self.env = dict(os.environ, MKC_DATA_DIR=str(self.workdir / "data"), MKC_DATABASE_URL=self.db_url,
+                        PYTHONUNBUFFERED="1")
+        self.env.update({k if k.isupper() else f"MKC_{k.upper()}": str(v) for k, v in settings.items()})
+        self.proc: subprocess.Popen | None = None
+        self.log = self.workdir / "server.log"
+
+    def start(self, timeout: float = 60.0) -> "Server":
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(self.port),
+               "--no-access-log", "--log-level", "warning"]
+        if self.workers > 1:
+            cmd += ["--workers", str(self.workers)]
+        with self.log.open("ab") as log:
+            self.proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as response:
+                    if response.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not start")
+
+    def kill9(self) -> None:
+        """kill -9 the whole server (every worker): no shutdown code runs."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill9()
+
+
+def add_users(db_url: str, names: list[str], role: str = "learner") -> dict[str, str]:
+    """username -> API token, written into the server's database."""
+    from app.accounts import auth as authn
+    from app.accounts.users import create_user
+    from app.core.db import make_engine, make_session_factory
+
+    engine = make_engine(db_url)
+    tokens = {}
+    with make_session_factory(engine)() as db:
+        for name in names:
+            user = create_user(db, name, "correct horse battery", role=role)
+            tokens[name], _ = authn.create_api_token(db, user, "bench")
+        db.commit()
+    engine.dispose()
+    return tokens

@@ -1,0 +1,59 @@
+"""``python -m app dispatcher``: a standalone grading dispatcher (one per GPU).
+
+Use it when the web server runs with ``MKC_DISPATCHER_ENABLED=false``, or on a GPU machine that
+shares the database with the web server. Stops cleanly on SIGTERM/SIGINT (finishing the job in
+hand; a kill -9 leaves it to be reclaimed by the next holder of the lane).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("dispatcher", help="run a standalone grading dispatcher for one GPU")
+    p.add_argument("--gpu-index", type=int, default=None, help="which GPU's lane to hold (default: settings)")
+    p.add_argument("--lane", default=None, help="lane name (default: <host>:gpu<index>, or <host>:cpu)")
+    p.add_argument("--once", action="store_true", help="grade what is claimable now, then exit")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.core.config import Settings
+    from app.core.db import make_engine, make_session_factory
+    from app.core.migrate import upgrade_to_head
+    from app.lessons.catalog import Catalog
+    from app.submissions.dispatcher import Dispatcher
+    from app.submissions.runtime import dispatcher_config
+    from app.templating import STATIC_DIR
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = Settings()
+    settings.ensure_data_dir()
+    engine = make_engine(settings.resolved_database_url)
+    upgrade_to_head(engine)
+    config = dispatcher_config(settings, args.gpu_index)
+    if args.lane:
+        config.lane = args.lane
+    catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval)
+
+    def slugs() -> frozenset[str]:
+        return frozenset(l.slug for l in catalog.snapshot().visible(settings.show_drafts))
+
+    dispatcher = Dispatcher(make_session_factory(engine), config, lesson_slugs=slugs)
+    if args.once:
+        while dispatcher.step():
+            pass
+        dispatcher.stop()
+        engine.dispose()
+        return 0
+    done = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: done.set())
+    dispatcher.start()
+    done.wait()
+    dispatcher.stop(timeout=300)
+    engine.dispose()
+    return 0

@@ -1,0 +1,257 @@
+"""The dispatcher: holds a lane (one GPU, or this machine's CPU when it has none), claims jobs
+fairly and runs the engine's ``grade()`` in its own thread, so the web server's event loop never
+waits on a compile or a GPU run, and no database transaction stays open while a job runs.
+
+Outcomes:
+- ``UNAVAILABLE_NO_GPU`` (compiled fine, nothing to run it on) -> ``awaiting_gpu``: the row keeps
+  that compile-only Result (log, resources) and any GPU lane claims it later like a queued job.
+- anything else -> ``done``, then ``record_grading_result`` (XP, tiers, achievements) once.
+
+A job whose dispatcher dies stays leased until the lease runs out (or until a new holder of its
+lane takes over), then it is claimed again; after ``max_attempts`` claims it is finished as
+UNAVAILABLE instead of crashing dispatchers forever.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.submissions import lanes, queue, states
+from app.submissions.models import Submission
+
+log = logging.getLogger(__name__)
+Notify = Callable[[int], None]
+
+
+@dataclass
+class DispatcherConfig:
+    lane: str = ""  # empty: "<host>:gpu<index>" with a GPU, "<host>:cpu" without
+    gpu_index: int = 0
+    lease_seconds: float = 60.0
+    poll_seconds: float = 0.5
+    max_attempts: int = 3
+    gpu: Optional[bool] = None  # None: ask the engine (kernels.engine.gpu.gpu_available)
+
+
+@dataclass
+class DispatcherStats:
+    jobs: int = 0
+    dequeue_to_engine_ms: list[float] = field(default_factory=list)  # claim committed -> grade() called
+
+
+def _engine_grade(exercise_id, source, launch, on_phase):
+    from kernels.engine import grade
+
+    return grade(exercise_id, source, launch, on_phase=on_phase)
+
+
+def _engine_has_gpu() -> bool:
+    try:
+        from kernels.engine.gpu import gpu_available
+    except Exception:
+        return False
+    return bool(gpu_available())
+
+
+def abandoned_result(exercise_id: str):
+    from kernels.engine.result import Message, Result, Verdict
+
+    return Result(verdict=Verdict.UNAVAILABLE, exercise=exercise_id,
+                  message=Message("UNAVAILABLE_INTERNAL", {"stage": "dispatcher"}))
+
+
+class Dispatcher:
+    def __init__(self, session_factory: sessionmaker[Session], config: DispatcherConfig | None = None, *,
+                 lesson_slugs: Callable[[], frozenset[str]] = frozenset, notify: Notify | None = None,
+                 grade: Callable | None = None):
+        self.session_factory = session_factory
+        self.config = config or DispatcherConfig()
+        self.lesson_slugs = lesson_slugs
+        self.notify = notify or (lambda _id: None)
+        self.grade = grade or _engine_grade
+        self.owner = lanes.new_owner_id()
+        self.gpu: Optional[bool] = self.config.gpu
+        self.lane = self.config.lane
+        self.holds_lane = False
+        self.stats = DispatcherStats()
+        self.current: Optional[int] = None  # id of the job being graded
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self._keeper: Optional[threading.Thread] = None
+        self._lane_checked_at = float("-inf")
+
+    # ---- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run_forever, name="submissions-dispatcher", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Stop claiming; wait for a running job up to ``timeout``. The lane is released only
+        when the thread has really ended (otherwise another dispatcher could start a second job
+        on this GPU while ours still runs); an abandoned job is reclaimed after its lease."""
+        self._stop.set()
+        self._wake.set()
+        finished = True
+        for thread in (self._thread, self._keeper):  # the keeper ends after the job it guards
+            if thread is not None and finished:
+                thread.join(timeout)
+                finished = not thread.is_alive()
+        if finished and self.holds_lane:
+            try:
+                with self.session_factory() as db:
+                    lanes.release(db, self.lane, self.owner)
+                self.holds_lane = False
+            except Exception:
+                log.exception("could not release lane %s", self.lane)
+        return finished
+
+    def wake(self) -> None:
+        """A job was stored in this process: look now instead of at the next poll."""
+        self._wake.set()
+
+    def _setup(self) -> None:
+        if self.gpu is None:
+            self.gpu = _engine_has_gpu()
+        if not self.lane:
+            self.lane = lanes.default_lane(self.gpu, self.config.gpu_index)
+        log.info("dispatcher %s for lane %s (gpu=%s)", self.owner, self.lane, self.gpu)
+
+    def run_forever(self) -> None:
+        self._setup()
+        self._keeper = threading.Thread(target=self._keep_leases, name="submissions-lease-keeper", daemon=True)
+        self._keeper.start()
+        while not self._stop.is_set():
+            try:
+                ran = self.step()
+            except Exception:
+                log.exception("dispatcher step failed")
+                ran = False
+            if not ran:
+                self._wake.wait(self.config.poll_seconds)
+                self._wake.clear()
+
+    # ---- one step -------------------------------------------------------------------------
+
+    def hold_lane(self, *, force: bool = False) -> bool:
+        now = time.monotonic()
+        # Renewing costs a write: the holder renews a third of a lease in; standbys ask as often.
+        if not force and now - self._lane_checked_at < self.config.lease_seconds / (3 if self.holds_lane else 6):
+            return self.holds_lane
+        self._lane_checked_at = now
+        with self.session_factory() as db:
+            held, previous = lanes.acquire(db, self.lane, self.owner, self.config.lease_seconds)
+            if held and not self.holds_lane:
+                requeued = queue.requeue_lane(db, self.lane, self.owner)
+                if requeued:
+                    log.warning("lane %s taken over from %s: jobs %s wait again", self.lane, previous, requeued)
+                    for sub_id in requeued:
+                        self.notify(sub_id)
+        self.holds_lane = held
+        return held
+
+    def step(self) -> bool:
+        """Hold the lane, record any unrecorded results, claim and run one job. True if one ran."""
+        if self.gpu is None or not self.lane:
+            self._setup()
+        if not self.hold_lane():
+            return False
+        with self.session_factory() as db:
+            queue.record_pending(db, self._record)
+            job = queue.claim_next(db, lane=self.lane, owner=self.owner, gpu=bool(self.gpu),
+                                   lease_seconds=self.config.lease_seconds)
+        if job is None:
+            return False
+        claimed = time.perf_counter()
+        self.notify(job.id)
+        if job.attempts > self.config.max_attempts:
+            log.error("submission %s was claimed %s times; giving up", job.id, job.attempts)
+            self._finish(job, abandoned_result(job.exercise_id))
+            return True
+        self._run(job, claimed)
+        return True
+
+    def _run(self, job: Submission, claimed: float) -> None:
+        import json
+
+        shown = {"state": states.COMPILING}
+
+        def on_phase(phase: str) -> None:
+            state = states.PHASE_TO_STATE.get(phase)
+            if state is None or state == shown["state"]:
+                return
+            shown["state"] = state
+            with self.session_factory() as db:
+                queue.set_state(db, job.id, self.owner, state, self.config.lease_seconds)
+            self.notify(job.id)
+
+        self.current = job.id
+        try:
+            with self.session_factory() as db:
+                queue.mark_started(db, job.id, self.owner)
+            self.stats.dequeue_to_engine_ms.append((time.perf_counter() - claimed) * 1000)
+            try:
+                launch = json.loads(job.launch) if job.launch else None
+            except ValueError:
+                launch = None
+            result = self.grade(job.exercise_id, job.source, launch, on_phase)
+        except Exception:
+            log.exception("grading submission %s failed", job.id)
+            from kernels.engine.result import Message, Result, Verdict
+
+            result = Result(verdict=Verdict.UNAVAILABLE, exercise=job.exercise_id,
+                            message=Message("UNAVAILABLE_INTERNAL", {"stage": "dispatcher"}))
+        finally:
+            self.current = None
+        self._finish(job, result)
+        self.stats.jobs += 1
+
+    def _finish(self, job: Submission, result) -> None:
+        verdict = getattr(result.verdict, "value", str(result.verdict))
+        awaiting = verdict == "UNAVAILABLE" and result.message.code == "UNAVAILABLE_NO_GPU"
+        state = states.AWAITING_GPU if awaiting else states.DONE
+        with self.session_factory() as db:
+            stored = queue.finish(db, job.id, self.owner, state, result.to_json(), verdict)
+            if stored and state == states.DONE:
+                # A second, separate transaction: the verdict is safe even if paying XP fails;
+                # record_pending() retries rows left with recorded = False.
+                queue.record_pending(db, self._record)
+        if not stored:
+            log.warning("lease on submission %s was lost; its result is dropped", job.id)
+        self.notify(job.id)
+
+    def _record(self, db: Session, row: Submission) -> None:
+        from kernels.engine.result import Result
+
+        from app.progress.service import record_grading_result
+
+        record_grading_result(db, row.user_id, row.exercise_id, row.id, Result.from_json(row.result),
+                              lesson_slugs=self.lesson_slugs())
+
+    # ---- leases while a job runs -----------------------------------------------------------
+
+    def _keep_leases(self) -> None:
+        interval = max(0.05, self.config.lease_seconds / 3)
+        due = time.monotonic() + interval
+        while True:
+            stopping = self._stop.is_set()
+            if stopping and (self._thread is None or not self._thread.is_alive()):
+                return
+            # While stopping, look often: the job may end any moment, and stop() waits for us.
+            self._stop.wait(0.05 if stopping else max(0.0, due - time.monotonic()))
+            if time.monotonic() < due:
+                continue
+            due = time.monotonic() + interval
+            try:
+                if self.current is not None:
+                    self.hold_lane(force=True)
+                    with self.session_factory() as db:
+                        queue.renew(db, self.current, self.owner, self.config.lease_seconds)
+            except Exception:
+                log.exception("lease renewal failed")

@@ -1,0 +1,64 @@
+"""What the submissions API can say: codes with English msgids (gettext extracts the ``_`` calls).
+
+Every refusal is ``{"error": code, "message": text in the reader's language, "params": {...}}``;
+every submission view carries ``state_text`` the same way. The engine's own Result codes are
+returned unchanged inside ``result`` (the page translates those).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from app.i18n import gettext_for
+
+
+def _(text: str) -> str:
+    return text
+
+
+ERRORS = {
+    "auth_required": _("Please sign in first."),
+    "not_found": _("Not found."),
+    "unknown_exercise": _("There is no exercise called %(exercise)s."),
+    "body_too_large": _("The request is too large (%(bytes)s bytes; at most %(limit)s)."),
+    "source_too_large": _("The source is too large: %(bytes)s bytes, at most %(limit)s bytes (64 KiB)."),
+    "bad_json": _("The request body must be a JSON object like {\"source\": \"...\", \"launch\": {...}}."),
+    "bad_content_type": _("Send the submission as JSON (Content-Type: application/json)."),
+    "unknown_field": _("Unknown field %(field)s: only \"source\" and \"launch\" are accepted."),
+    "source_missing": _("The field \"source\" (the CUDA code, a string) is missing."),
+    "source_not_text": _("The field \"source\" must be a string of CUDA code."),
+    "source_empty": _("The source is empty."),
+    "bad_launch": _("The launch request is malformed (%(detail)s). Expected {\"block\": [x, y, z], \"tile\": [tx, ty], \"smem\": bytes}."),
+    "too_many_in_flight": _("You already have %(limit)s submission(s) waiting or running. Wait for the result, then submit again."),
+    "hourly_limit": _("You reached the limit of %(limit)s submissions per hour. Try again in %(minutes)s minute(s)."),
+    "daily_limit": _("You reached the limit of %(limit)s submissions per day. Try again in %(minutes)s minute(s)."),
+}
+
+STATES = {
+    "queued": _("Waiting in the queue (position %(position)s)."),
+    "compiling": _("Compiling."),
+    "checking": _("Checking correctness on the GPU."),
+    "timing": _("Timing against the reference kernels."),
+    "awaiting_gpu": _("Compiled. This server has no GPU right now; it will be graded when one is available."),
+    "done": _("Done."),
+}
+
+
+def translate(table: dict[str, str], code: str, lang: str, params: dict[str, Any] | None = None) -> str:
+    text = gettext_for(lang)(table.get(code, code))
+    if params:
+        try:
+            return text % params
+        except (KeyError, TypeError, ValueError):
+            return text
+    return text
+
+
+class SubmissionError(Exception):
+    """A refused request: JSON with a code, the text in the reader's language, and params."""
+
+    def __init__(self, status: int, code: str, params: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None):
+        super().__init__(code)
+        self.status, self.code = status, code
+        self.params = params or {}
+        self.headers = headers or {}

@@ -1,0 +1,57 @@
+"""The queue's two tables.
+
+``submission``: one learner's kernel and, once graded, the engine's Result JSON (as is).
+The lease columns (``lease_owner``, ``lease_expires_at``, ``lane``) make the row a job that
+exactly one dispatcher runs at a time; ``claimed_at`` drives the round-robin between users.
+
+``dispatcher_lane``: one row per GPU (lane). A dispatcher only runs jobs while it holds its
+lane's lease, so several server processes on one machine never time two jobs on one GPU.
+"""
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.accounts.clock import utcnow
+from app.models import Base
+
+
+class Submission(Base):
+    __tablename__ = "submission"
+    __table_args__ = (
+        Index("ix_submission_state_created", "state", "created_at"),
+        Index("ix_submission_user_created", "user_id", "created_at"),
+        Index("ix_submission_user_claimed", "user_id", "claimed_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
+    exercise_id: Mapped[str] = mapped_column(String(64))
+    source: Mapped[str] = mapped_column(Text)
+    launch: Mapped[str] = mapped_column(Text, default="null")  # the launch request as sent (JSON)
+    source_bytes: Mapped[int] = mapped_column(Integer, default=0)
+    state: Mapped[str] = mapped_column(String(16), default="queued")
+    verdict: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    result: Mapped[str | None] = mapped_column(Text, nullable=True)  # engine Result JSON, unchanged
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    claimed_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)  # dequeued
+    started_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)  # grade() called
+    finished_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    lane: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    lease_owner: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    lease_expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # record_grading_result ran for this row (the service is idempotent too; this saves work)
+    recorded: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class DispatcherLane(Base):
+    __tablename__ = "dispatcher_lane"
+
+    name: Mapped[str] = mapped_column(String(100), primary_key=True)  # e.g. "myhost:gpu0"
+    owner: Mapped[str | None] = mapped_column(String(100), nullable=True)  # "host:pid:nonce"
+    expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    heartbeat_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)

@@ -1,0 +1,143 @@
+"""The submissions table as a queue: fair claims, leases, phase updates, finishing.
+
+Every function here is one short transaction; nothing holds a transaction while a job runs.
+A claim is a compare-and-set: pick the next candidate, then
+``UPDATE submission SET lease_owner=me ... WHERE id=:id AND <still claimable>`` — when two
+dispatchers race for one row, the database lets exactly one UPDATE match.
+
+Fairness: the next job belongs to the user served least recently (never-served users first),
+and is that user's oldest waiting job. With several users waiting this is a round-robin; within
+one user it is first-in, first-out.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from typing import Callable
+
+from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy.orm import Session, aliased
+
+from app.accounts.clock import utcnow
+from app.submissions import states
+from app.submissions.models import Submission
+
+log = logging.getLogger(__name__)
+NEVER = dt.datetime(1970, 1, 1)
+
+
+def claimable(now: dt.datetime, gpu: bool):
+    """Rows a dispatcher may take: waiting ones, and running ones whose lease ran out."""
+    waiting = [states.QUEUED, states.AWAITING_GPU] if gpu else [states.QUEUED]
+    return or_(Submission.state.in_(waiting),
+               and_(Submission.state.in_(states.RUNNING), Submission.lease_expires_at < now))
+
+
+def fair_order():
+    served = aliased(Submission)
+    last_served = (select(func.max(served.claimed_at)).where(served.user_id == Submission.user_id)
+                   .correlate(Submission).scalar_subquery())
+    return (func.coalesce(last_served, NEVER), Submission.created_at, Submission.id)
+
+
+def claim_next(db: Session, *, lane: str, owner: str, gpu: bool, lease_seconds: float) -> Submission | None:
+    """Claim the fairest claimable job for this lane, or None when there is none."""
+    for _ in range(8):  # lost races: another dispatcher took our candidate; pick again
+        now = utcnow()
+        candidate = db.scalar(select(Submission.id).where(claimable(now, gpu)).order_by(*fair_order()).limit(1))
+        if candidate is None:
+            db.rollback()
+            return None
+        won = db.execute(update(Submission).where(Submission.id == candidate, claimable(now, gpu)).values(
+            state=states.COMPILING, lane=lane, lease_owner=owner,
+            lease_expires_at=now + dt.timedelta(seconds=lease_seconds), claimed_at=now, started_at=None,
+            attempts=Submission.attempts + 1, updated_at=now)).rowcount == 1
+        db.commit()
+        if won:
+            return db.get(Submission, candidate, populate_existing=True)
+    return None
+
+
+def mark_started(db: Session, sub_id: int, owner: str) -> None:
+    now = utcnow()
+    db.execute(update(Submission).where(Submission.id == sub_id, Submission.lease_owner == owner)
+               .values(started_at=now, updated_at=now))
+    db.commit()
+
+
+def set_state(db: Session, sub_id: int, owner: str, state: str, lease_seconds: float) -> bool:
+    """A phase change while running; also renews the lease. False when the lease was lost."""
+    now = utcnow()
+    ok = db.execute(update(Submission).where(
+        Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
+    ).values(state=state, updated_at=now, lease_expires_at=now + dt.timedelta(seconds=lease_seconds))).rowcount == 1
+    db.commit()
+    return ok
+
+
+def renew(db: Session, sub_id: int, owner: str, lease_seconds: float) -> bool:
+    now = utcnow()
+    ok = db.execute(update(Submission).where(
+        Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
+    ).values(lease_expires_at=now + dt.timedelta(seconds=lease_seconds))).rowcount == 1
+    db.commit()
+    return ok
+
+
+def finish(db: Session, sub_id: int, owner: str, state: str, result_json: str, verdict: str) -> bool:
+    """Store the Result and leave the lease. False (nothing written) when the lease was lost:
+    another dispatcher has the job now and its result will be the one kept."""
+    now = utcnow()
+    ok = db.execute(update(Submission).where(
+        Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
+    ).values(state=state, result=result_json, verdict=verdict, finished_at=now, updated_at=now,
+             lease_owner=None, lease_expires_at=None)).rowcount == 1
+    db.commit()
+    return ok
+
+
+def requeue_lane(db: Session, lane: str, owner: str) -> list[int]:
+    """On taking over a lane: its previous holder is gone, so its running jobs wait again."""
+    ids = list(db.scalars(select(Submission.id).where(
+        Submission.lane == lane, Submission.state.in_(states.RUNNING),
+        or_(Submission.lease_owner.is_(None), Submission.lease_owner != owner))))
+    if ids:
+        db.execute(update(Submission).where(Submission.id.in_(ids), Submission.state.in_(states.RUNNING),
+                                            Submission.lane == lane)
+                   .values(state=states.QUEUED, lease_owner=None, lease_expires_at=None, updated_at=utcnow()))
+    db.commit()
+    return ids
+
+
+def record_pending(db: Session, record: Callable[[Session, Submission], None], limit: int = 20) -> int:
+    """Pay XP for finished rows whose recording did not happen (crash between the two commits)."""
+    rows = list(db.scalars(select(Submission).where(Submission.state == states.DONE,
+                                                    Submission.recorded.is_(False)).limit(limit)))
+    done = 0
+    for row in rows:
+        try:
+            record(db, row)
+            db.execute(update(Submission).where(Submission.id == row.id).values(recorded=True))
+            db.commit()
+            done += 1
+        except Exception:
+            db.rollback()
+            log.exception("could not record the result of submission %s", row.id)
+    return done
+
+
+def position(db: Session, row: Submission) -> int | None:
+    """1 for the next job. Counts queued jobs stored earlier (exact when each user has one job in
+    flight, the default; with more, the round-robin may let a later job of another user pass)."""
+    if row.state != states.QUEUED:
+        return None
+    ahead = db.scalar(select(func.count()).select_from(Submission).where(
+        Submission.state == states.QUEUED,
+        or_(Submission.created_at < row.created_at, and_(Submission.created_at == row.created_at,
+                                                         Submission.id < row.id)))) or 0
+    return ahead + 1
+
+
+def result_of(row: Submission) -> dict | None:
+    return json.loads(row.result) if row.result else None

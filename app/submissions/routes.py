@@ -1,0 +1,128 @@
+"""The submissions API. Cookie callers send X-CSRF-Token on POST; token callers send
+``Authorization: Bearer mkc_...``. Every refusal is JSON: ``{error, message, params}``."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from app.accounts.deps import csrf_protect, require_auth
+from app.accounts.roles import can
+from app.routes.language import preferred_language
+from app.submissions import events, intake, queue
+from app.submissions.messages import ERRORS, SubmissionError, translate
+from app.submissions.models import Submission
+from app.submissions.schemas import ErrorBody, SubmissionCreated, SubmissionList, SubmissionRequest, SubmissionView
+from app.submissions.views import submission_json
+
+router = APIRouter(prefix="/api", tags=["submissions"])
+ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413, 415, 422, 429)}
+REVIEW = "submissions.review"
+
+
+def _lang(request: Request) -> str:
+    lang = request.query_params.get("lang")
+    return lang if lang in ("ko", "en") else preferred_language(request, request.app.state.settings.default_language)
+
+
+async def submission_error(request: Request, exc: SubmissionError) -> JSONResponse:
+    lang = _lang(request)
+    return JSONResponse({"error": exc.code, "message": translate(ERRORS, exc.code, lang, exc.params),
+                         "params": exc.params}, status_code=exc.status, headers=exc.headers)
+
+
+async def signed_in_with_csrf(request: Request, auth=Depends(require_auth)):
+    """Signed out is 401 first; then cookie callers must carry the CSRF token."""
+    await csrf_protect(request, auth)
+    return auth
+
+
+def _limits(request: Request) -> intake.Limits:
+    s = request.app.state.settings
+    return intake.Limits(s.submission_max_in_flight, s.submission_per_hour, s.submission_per_day)
+
+
+@router.post("/exercises/{exercise_id}/submissions", status_code=202, response_model=SubmissionCreated,
+             responses=ERROR_RESPONSES,
+             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
+                 "schema": SubmissionRequest.model_json_schema(ref_template="#/components/schemas/{model}"),
+                 "example": SubmissionRequest.model_config["json_schema_extra"]["examples"][0]}}}})
+async def create_submission(exercise_id: str, request: Request, auth=Depends(signed_in_with_csrf)):
+    """Store a kernel for grading and answer at once (202) with its id.
+
+    The row is stored before anything else happens; a dispatcher grades it later. Oversized
+    (> 64 KiB of source) or malformed requests are refused with a 4xx and not stored. Launch
+    requests that are well-formed but over the GPU's limits are graded (RUNTIME_ERROR result).
+    """
+    raw = await intake.read_body(request)
+    body = intake.parse_body(raw, request.headers.get("content-type", ""))
+    if len(exercise_id) > 64 or not await run_in_threadpool(intake.exercise_exists, exercise_id):
+        raise SubmissionError(404, "unknown_exercise", {"exercise": exercise_id[:64]})
+
+    def store():
+        with request.app.state.session_factory() as db:
+            row = intake.store(db, auth.user, exercise_id, body, _limits(request))
+            return row, queue.position(db, row)
+
+    row, position = await run_in_threadpool(store)
+    submissions = request.app.state.submissions
+    submissions.wake()
+    view = submission_json(row, lang=_lang(request), position=position, include_source=False, include_result=False)
+    return JSONResponse({k: view[k] for k in ("id", "state", "state_text", "position", "links")}, status_code=202,
+                        headers={"Location": view["links"]["self"]})
+
+
+def _load_visible(request: Request, auth, sub_id: int) -> tuple[dict, Submission]:
+    with request.app.state.session_factory() as db:
+        row = db.get(Submission, sub_id)
+        reviewer = can(auth.user.role, REVIEW)
+        if row is None or (row.user_id != auth.user.id and not reviewer):
+            raise SubmissionError(404, "not_found")  # never tell whether someone else's id exists
+        view = submission_json(row, lang=_lang(request), position=queue.position(db, row), include_source=True)
+        return view, row
+
+
+@router.get("/submissions/{sub_id}", response_model=SubmissionView, responses=ERROR_RESPONSES)
+async def get_submission(sub_id: int, request: Request, auth=Depends(require_auth)):
+    """State (with queue position while queued) and, once graded, the engine's Result as is.
+
+    Only the author and graders/admins can see a submission (others get 404)."""
+    view, _ = await run_in_threadpool(_load_visible, request, auth, sub_id)
+    return JSONResponse(view, headers={"Cache-Control": "no-store"})
+
+
+@router.get("/submissions/{sub_id}/events", responses={200: {"content": {"text/event-stream": {}}}, **ERROR_RESPONSES})
+async def submission_events(sub_id: int, request: Request, auth=Depends(require_auth)):
+    """Server-sent events: ``event: state`` with the submission's JSON at every change
+    (queued with position -> compiling -> checking -> timing -> done, or awaiting_gpu). The
+    stream ends at done/awaiting_gpu; poll ``GET /api/submissions/{id}`` as a fallback."""
+    await run_in_threadpool(_load_visible, request, auth, sub_id)  # 404 before streaming
+
+    async def read():
+        try:
+            view, _ = await run_in_threadpool(_load_visible, request, auth, sub_id)
+        except SubmissionError:
+            return None
+        view.pop("source", None)  # the stream repeats; the code is in GET already
+        return view
+
+    hub = request.app.state.submissions.hub
+    return StreamingResponse(events.stream(sub_id, hub, read, request.is_disconnected),
+                             media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+@router.get("/exercises/{exercise_id}/submissions", response_model=SubmissionList, responses=ERROR_RESPONSES)
+async def list_submissions(exercise_id: str, request: Request, auth=Depends(require_auth)):
+    """Your 50 latest submissions for one exercise, newest first (no code, no result: GET one for that)."""
+    from sqlalchemy import select
+
+    def load():
+        with request.app.state.session_factory() as db:
+            rows = db.scalars(select(Submission).where(Submission.user_id == auth.user.id,
+                                                       Submission.exercise_id == exercise_id)
+                              .order_by(Submission.id.desc()).limit(50))
+            return [submission_json(r, lang=_lang(request), position=queue.position(db, r), include_source=False,
+                                    include_result=False) for r in rows]
+
+    return JSONResponse({"submissions": await run_in_threadpool(load)}, headers={"Cache-Control": "no-store"})

@@ -1,0 +1,70 @@
+"""Wiring the submissions part into an app: routes, error handler, change hub, dispatcher.
+
+``install(app)`` at build time; ``start(app)`` / ``stop(app)`` from the app's lifespan. With
+``MKC_DISPATCHER_ENABLED=false`` the web process only stores and shows submissions, and a
+standalone ``python -m app dispatcher`` (one per GPU) grades them.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Optional
+
+from fastapi import FastAPI
+
+from app.core.config import Settings
+from app.submissions.dispatcher import Dispatcher, DispatcherConfig
+from app.submissions.events import ChangeHub
+from app.submissions.messages import SubmissionError
+
+log = logging.getLogger(__name__)
+
+
+class SubmissionsRuntime:
+    def __init__(self):
+        self.hub = ChangeHub()
+        self.dispatcher: Optional[Dispatcher] = None
+
+    def wake(self) -> None:
+        if self.dispatcher is not None:
+            self.dispatcher.wake()
+
+
+def dispatcher_config(settings: Settings, gpu_index: int | None = None) -> DispatcherConfig:
+    gpu = {"auto": None, "on": True, "off": False}[settings.dispatcher_gpu]
+    return DispatcherConfig(lane=settings.dispatcher_lane, gpu_index=settings.dispatcher_gpu_index
+                            if gpu_index is None else gpu_index, lease_seconds=settings.submission_lease_seconds,
+                            poll_seconds=settings.dispatcher_poll_seconds,
+                            max_attempts=settings.submission_max_attempts, gpu=gpu)
+
+
+def install(app: FastAPI) -> None:
+    from app.submissions.routes import router, submission_error
+
+    app.state.submissions = SubmissionsRuntime()
+    app.add_exception_handler(SubmissionError, submission_error)
+    app.include_router(router)
+
+
+def lesson_slugs_of(app: FastAPI):
+    def slugs() -> frozenset[str]:
+        state = app.state
+        return frozenset(l.slug for l in state.catalog.snapshot().visible(state.settings.show_drafts))
+    return slugs
+
+
+def start(app: FastAPI) -> None:
+    settings: Settings = app.state.settings
+    runtime: SubmissionsRuntime = app.state.submissions
+    if not settings.dispatcher_enabled or runtime.dispatcher is not None:
+        return
+    runtime.dispatcher = Dispatcher(app.state.session_factory, dispatcher_config(settings),
+                                    lesson_slugs=lesson_slugs_of(app), notify=runtime.hub.notify)
+    runtime.dispatcher.start()
+
+
+def stop(app: FastAPI, timeout: float = 10.0) -> None:
+    runtime: SubmissionsRuntime = app.state.submissions
+    if runtime.dispatcher is not None:
+        if not runtime.dispatcher.stop(timeout):
+            log.warning("dispatcher still grading at shutdown; its job is reclaimed after the lease")
+        runtime.dispatcher = None

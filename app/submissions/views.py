@@ -1,0 +1,47 @@
+"""A submission row as JSON. The code (``source``) only goes to its author and to reviewers."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from app.submissions import states
+from app.submissions.messages import STATES, translate
+from app.submissions.models import Submission
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    return value.isoformat() + "Z" if value else None
+
+
+def _ms(a: dt.datetime | None, b: dt.datetime | None) -> float | None:
+    return round((b - a).total_seconds() * 1000, 1) if a and b else None
+
+
+def submission_json(row: Submission, *, lang: str, position: int | None, include_source: bool,
+                    include_result: bool = True) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "id": row.id,
+        "exercise": row.exercise_id,
+        "state": row.state,
+        "state_text": translate(STATES, row.state, lang, {"position": position}),
+        "position": position if row.state == states.QUEUED else None,
+        "final": row.state == states.DONE,
+        "verdict": row.verdict,
+        "launch": json.loads(row.launch) if row.launch else None,
+        "source_bytes": row.source_bytes,
+        "attempts": row.attempts,
+        "created_at": _iso(row.created_at),
+        "claimed_at": _iso(row.claimed_at),
+        "started_at": _iso(row.started_at),
+        "finished_at": _iso(row.finished_at),
+        # queue wait, and dequeue -> engine start (the dispatcher's own overhead)
+        "waited_ms": _ms(row.created_at, row.claimed_at),
+        "dequeue_to_engine_ms": _ms(row.claimed_at, row.started_at),
+        "links": {"self": f"/api/submissions/{row.id}", "events": f"/api/submissions/{row.id}/events"},
+    }
+    if include_result:
+        data["result"] = json.loads(row.result) if row.result else None  # the engine's Result, as is
+    if include_source:
+        data["source"] = row.source
+    return data

@@ -1,0 +1,69 @@
+"""Durability: a real uvicorn server, 50 submissions from 5 users, kill -9, restart: all 50 reach
+a final state (this machine has no GPU: done for compile errors, awaiting_gpu for the rest)."""
+from __future__ import annotations
+
+import time
+
+import httpx
+from sqlalchemy import create_engine, text
+
+from .conftest import BROKEN_GEMM, GEMM_LAUNCH, gemm_source
+from app.bench.submissions_server import Server, add_users
+
+SETTINGS = dict(dispatcher_gpu="off", KERNELS_GPU="0", submission_max_in_flight="10", submission_per_hour="100",
+                dispatcher_poll_seconds="0.1", submission_lease_seconds="60")
+
+
+def counts(db_url: str) -> dict[str, int]:
+    engine = create_engine(db_url)
+    with engine.connect() as conn:
+        rows = dict(conn.execute(text("SELECT state, COUNT(*) FROM submission GROUP BY state")).all())
+    engine.dispose()
+    return rows
+
+
+def test_fifty_submissions_survive_kill_minus_nine(tmp_path):
+    server = Server(tmp_path / "srv", **SETTINGS).start()
+    try:
+        tokens = add_users(server.db_url, [f"learner{i}" for i in range(5)])
+        expected = {}
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            for n in range(50):
+                name = f"learner{n % 5}"
+                broken = n % 5 == 4  # every fifth is a compile error: final even without a GPU
+                source = BROKEN_GEMM + f"// {n}\n" if broken else gemm_source(f"durable {n}")
+                response = http.post("/api/exercises/gemm/submissions", json={"source": source, "launch": GEMM_LAUNCH},
+                                     headers={"Authorization": f"Bearer {tokens[name]}"})
+                assert response.status_code == 202, response.text
+                expected[response.json()["id"]] = (name, broken)
+        before = counts(server.db_url)
+        server.kill9()  # mid-queue: some graded, one maybe compiling, most queued
+    finally:
+        server.stop()
+    assert sum(before.values()) == 50
+    assert before.get("queued", 0) > 0, before  # the kill really left work behind
+
+    restarted = Server(tmp_path / "srv", port=server.port, **SETTINGS).start()
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            now = counts(restarted.db_url)
+            if now.get("done", 0) + now.get("awaiting_gpu", 0) == 50:
+                break
+            time.sleep(0.25)
+        assert now.get("done", 0) + now.get("awaiting_gpu", 0) == 50, now
+        with httpx.Client(base_url=restarted.url, timeout=30) as http:
+            for sub_id, (name, broken) in expected.items():
+                view = http.get(f"/api/submissions/{sub_id}", headers={"Authorization": f"Bearer {tokens[name]}"}).json()
+                if broken:
+                    assert view["state"] == "done" and view["verdict"] == "COMPILE_ERROR", view
+                else:
+                    assert view["state"] == "awaiting_gpu" and view["result"]["message"]["code"] == "UNAVAILABLE_NO_GPU"
+        engine = create_engine(restarted.db_url)
+        with engine.connect() as conn:
+            attempts = conn.execute(text("SELECT COUNT(*) FROM event WHERE kind = 'exercise_attempted'")).scalar()
+            unrecorded = conn.execute(text("SELECT COUNT(*) FROM submission WHERE state = 'done' AND NOT recorded")).scalar()
+        engine.dispose()
+        assert attempts == 10 and unrecorded == 0  # each finished submission recorded exactly once
+    finally:
+        restarted.stop()

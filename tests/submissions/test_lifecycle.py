@@ -1,0 +1,71 @@
+"""The whole lifecycle through HTTP: store -> queued -> compiling -> (GPU stub) checking ->
+timing -> done, with the real sandboxed NVRTC compile; and the awaiting_gpu path without a GPU."""
+from __future__ import annotations
+
+import json
+
+from app.submissions.dispatcher import Dispatcher, DispatcherConfig
+from kernels.engine.result import Result
+
+from .conftest import BROKEN_GEMM, gemm_source
+
+
+def test_no_gpu_compiles_then_awaits_a_gpu(sub_settings, make_client, api_for):
+    client = make_client(sub_settings(dispatcher_enabled=True, dispatcher_gpu="off"))
+    kim = api_for(client, "kim")
+    created = kim.submit(gemm_source("await"))
+    assert created.status_code == 202, created.text
+    body = created.json()
+    assert body["state"] == "queued" and body["position"] == 1 and body["links"]["self"] == f"/api/submissions/{body['id']}"
+    view = kim.wait(body["id"])
+    assert view["state"] == "awaiting_gpu" and not view["final"]
+    result = view["result"]
+    Result.from_dict(result)  # the engine's schema, unchanged
+    assert result["verdict"] == "UNAVAILABLE" and result["message"]["code"] == "UNAVAILABLE_NO_GPU"
+    assert result["resources"]["registers"] > 0  # it really compiled
+    assert view["source"] == gemm_source("await")  # the author sees their code
+
+
+def test_compile_error_is_final_even_without_gpu(sub_settings, make_client, api_for):
+    client = make_client(sub_settings(dispatcher_enabled=True, dispatcher_gpu="off"))
+    kim = api_for(client, "kim")
+    view = kim.wait(kim.submit(BROKEN_GEMM).json()["id"])
+    assert view["state"] == "done" and view["final"] and view["verdict"] == "COMPILE_ERROR"
+    assert view["result"]["message"]["code"] == "COMPILE_FAILED"
+    assert "kernel.cu(3): error" in view["result"]["compile_log"]
+
+
+def test_awaiting_job_is_graded_when_a_gpu_lane_appears(sub_settings, make_client, api_for, request):
+    settings = sub_settings()
+    client = make_client(settings)
+    kim = api_for(client, "kim")
+    sub_id = kim.submit(gemm_source("later")).json()["id"]
+    factory = client.app.state.session_factory
+    cpu = Dispatcher(factory, DispatcherConfig(gpu=False, lane="box:cpu", poll_seconds=0.05))
+    assert cpu.step() and kim.get(sub_id).json()["state"] == "awaiting_gpu"
+    assert not cpu.step()  # a CPU lane never takes awaiting_gpu jobs
+    fake_gpu = request.getfixturevalue("fake_gpu")  # now the server has a GPU
+    gpu = Dispatcher(factory, DispatcherConfig(gpu=True, lane="box:gpu0", poll_seconds=0.05))
+    assert gpu.step()
+    view = kim.get(sub_id).json()
+    assert view["state"] == "done" and view["verdict"] == "PASSED"
+    assert fake_gpu and fake_gpu[0][:2] == ("gemm", "gemm")
+    me = client.get("/api/me", headers=kim.headers).json()
+    assert me["strip"]["xp"] >= 40  # pass XP paid through record_grading_result
+
+
+def test_phases_reach_the_event_stream(sub_settings, make_client, api_for, fake_gpu):
+    client = make_client(sub_settings(dispatcher_enabled=True, dispatcher_gpu="on"))
+    kim = api_for(client, "kim")
+    states = []
+    sub_id = kim.submit(gemm_source("sse")).json()["id"]
+    with client.stream("GET", f"/api/submissions/{sub_id}/events", headers=kim.headers) as response:
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                states.append(json.loads(line[6:])["state"])
+    assert states[-1] == "done"
+    assert states == sorted(set(states), key=states.index)  # each state once, in order
+    assert set(states) <= {"queued", "compiling", "checking", "timing", "done"}
+    view = kim.get(sub_id).json()
+    assert view["verdict"] == "PASSED" and view["dequeue_to_engine_ms"] is not None
