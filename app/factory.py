@@ -33,7 +33,6 @@ from app.routes import errors, language, pages
 from app.routes.page_cache import PageCache
 from app.stats import ViewCounter
 from app.submissions import runtime as submissions
-from app.submissions import runtime as submissions
 from app.templating import STATIC_DIR, make_environment
 
 log = logging.getLogger(__name__)
