@@ -6,12 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from app.core.config import PROJECT_ROOT, Settings
+# The web stack is imported lazily, inside the fixtures: the GPU machine has numpy, cupy and
+# pytest but no pydantic/FastAPI, and `pytest -m gpu` must still collect there.
+REAL_LESSONS = Path(__file__).resolve().parents[1] / "lessons"
 
-REAL_LESSONS = PROJECT_ROOT / "lessons"
 
+def make_settings(tmp_path: Path, **overrides):
+    from app.core.config import Settings
 
-def make_settings(tmp_path: Path, **overrides) -> Settings:
     values = dict(
         data_dir=tmp_path / "data",
         database_url=f"sqlite:///{(tmp_path / 'data' / 'test.db').as_posix()}",
@@ -25,7 +27,7 @@ def make_settings(tmp_path: Path, **overrides) -> Settings:
 
 
 @pytest.fixture
-def settings(tmp_path, monkeypatch) -> Settings:
+def settings(tmp_path, monkeypatch):
     for name in ("MKC_DATABASE_URL", "MKC_DATA_DIR", "MKC_LESSONS_DIR", "MKC_SHOW_DRAFTS", "MKC_DEFAULT_LANGUAGE"):
         monkeypatch.delenv(name, raising=False)
     return make_settings(tmp_path)

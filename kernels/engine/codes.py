@@ -67,10 +67,14 @@ RUNTIME_ILLEGAL_ADDRESS = "RUNTIME_ILLEGAL_ADDRESS"  # {size}
 RUNTIME_LAUNCH_FAILED = "RUNTIME_LAUNCH_FAILED"  # {size, cuda_error}
 RUNTIME_ERROR = "RUNTIME_ERROR"  # {size, cuda_error}
 TIME_LIMIT_EXCEEDED = "TIME_LIMIT_EXCEEDED"  # {seconds, phase}
+INPUT_MODIFIED = "INPUT_MODIFIED"  # {size, input, index} the kernel wrote into an input array
+WRONG_ANSWER_TIMED_RUN = "WRONG_ANSWER_TIMED_RUN"  # {size, index, got, expected} correct while
+#   checked, wrong once timing started (replay caches, "honest only while warming")
 
 # ---- flags (Result.flags) --------------------------------------------------------------
-FLAG_IMPLAUSIBLY_FAST = "IMPLAUSIBLY_FAST"  # {kernel, work_rate, unit, limit}
-FLAG_NOISY_TIMING = "NOISY_TIMING"  # {rse}
+FLAG_IMPLAUSIBLY_FAST = "IMPLAUSIBLY_FAST"  # {kernel, work_rate, unit, limit, size}
+FLAG_NOISY_TIMING = "NOISY_TIMING"  # {rse, size}
+FLAG_DEVICE_OUTPUT = "DEVICE_OUTPUT"  # {text (<= 4096 chars), bytes, truncated} device printf output
 FLAG_REGISTER_SPILL = "REGISTER_SPILL"  # {spill_store_bytes, spill_load_bytes}
 FLAG_CACHED_COMPILE = "CACHED_COMPILE"  # {}
 FLAG_UNSANDBOXED_COMPILE = "UNSANDBOXED_COMPILE"  # {} dev setting was on
