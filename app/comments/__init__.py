@@ -1,0 +1,1 @@
+"""Per-lesson comment threads: models, markup, listing, the service and its routes."""

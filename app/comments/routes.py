@@ -1,0 +1,211 @@
+"""Comments over HTTP. The JSON API (/api/...) serves the lesson page's script and API-token
+clients alike; every state change goes through ``signed_in_writer`` (sign-in, then CSRF; API
+tokens skip CSRF as the accounts code decides). A read-only HTML page lists a lesson's comments
+for readers without JavaScript."""
+from __future__ import annotations
+
+from typing import Optional
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel
+from sqlalchemy.orm import Session
+
+from app.accounts import auth as authn
+from app.accounts.deps import current_auth, db_session
+from app.accounts.views import account_context, render
+from app.comments import listing, service
+from app.comments.messages import CommentsError
+from app.comments.models import Comment
+from app.comments.permissions import can_moderate
+from app.comments.web import config, lesson_or_404, signed_in_writer, slugs, ui_lang
+from app.core.config import LANGUAGES
+from app.i18n import ngettext_for
+
+router = APIRouter()
+
+
+class NewComment(BaseModel):
+    body: str = ""
+    lang: str = "ko"
+    parent_id: Optional[int] = None
+
+
+class EditComment(BaseModel):
+    body: str = ""
+    lang: Optional[str] = None
+
+
+class ReportComment(BaseModel):
+    reason: str = ""
+    lang: Optional[str] = None
+
+
+def count_label(count: int, lang: str) -> str:
+    ngettext = ngettext_for(lang)  # named so that the catalog extractor finds the msgids below
+    return ngettext("%(num)d comment", "%(num)d comments", count) % {"num": count}
+
+
+def comment_json(view: listing.CommentView) -> dict:
+    return {"id": view.id, "parent_id": view.parent_id, "depth": view.depth, "author": view.author,
+            "lang": view.lang, "html": view.html, "created_at": view.created_at.isoformat() + "Z",
+            "edited": view.edited, "helpful": view.helpful, "state": view.state, "in_reply_to": view.in_reply_to}
+
+
+def _fragment(request: Request, page: listing.ThreadPage, lang: str, auth, following: bool) -> str:
+    context = account_context(request, lang, f"/lessons/{page.slug}", auth)
+    context.update(thread=page, moderator=can_moderate(auth.user if auth else None), following=following,
+                   count_text=count_label(page.count, lang))
+    return request.app.state.templates.get_template("comments/_list.html").render(context)
+
+
+@router.get("/api/lessons/{slug}/comments")
+def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "newest", page: int = 1,
+                  focus: Optional[int] = None, auth=Depends(current_auth), db: Session = Depends(db_session)):
+    lang = ui_lang(request, lang if lang in LANGUAGES else None)
+    lesson_or_404(request, slug)
+    viewer = auth.user if auth else None
+    thread_page = listing.thread_page(db, slug, viewer, sort=sort, page=page, page_size=config(request).page_size,
+                                      focus=focus)
+    following = service.is_following(db, viewer, service.thread_for(db, slug))
+    return JSONResponse({
+        "count": thread_page.count, "count_text": count_label(thread_page.count, lang), "sort": thread_page.sort,
+        "page": thread_page.page, "pages": thread_page.pages, "locked": thread_page.locked, "following": following,
+        "comments": [comment_json(c) for c in thread_page.comments],
+        "html": _fragment(request, thread_page, lang, auth, following),
+    }, headers={"Cache-Control": "no-store"})
+
+
+@router.post("/api/lessons/{slug}/comments", status_code=201)
+def create_comment(slug: str, data: NewComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                   db: Session = Depends(db_session)):
+    lang = ui_lang(request, data.lang if data.lang in LANGUAGES else None)
+    lesson_or_404(request, slug)
+    comment = service.post(db, config(request), auth.user, slug, lang, data.body, data.parent_id, slugs(request))
+    db.commit()
+    return JSONResponse({"id": comment.id, "html": comment.body_html, "lang": comment.lang,
+                         "count": listing.visible_count(db, slug)}, status_code=201)
+
+
+@router.get("/api/comments/{comment_id}")
+def get_comment(comment_id: int, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+    ui_lang(request)
+    comment = db.get(Comment, comment_id)
+    viewer = auth.user if auth else None
+    if comment is None or comment.deleted_at is not None or (comment.hidden_at is not None and not can_moderate(viewer)):
+        raise CommentsError(404, "not_found")
+    data = {"id": comment.id, "parent_id": comment.parent_id, "lang": comment.lang, "html": comment.body_html,
+            "edited": comment.edited_at is not None, "helpful": comment.helpful_at is not None}
+    if viewer is not None and viewer.id == comment.author_id:
+        data["body"] = comment.body  # the markdown source, for the author's edit box
+    return JSONResponse(data)
+
+
+@router.patch("/api/comments/{comment_id}")
+def edit_comment(comment_id: int, data: EditComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                 db: Session = Depends(db_session)):
+    ui_lang(request, data.lang)
+    comment = service.edit(db, config(request), auth.user, comment_id, data.body)
+    db.commit()
+    return JSONResponse({"id": comment.id, "html": comment.body_html, "edited": comment.edited_at is not None})
+
+
+@router.delete("/api/comments/{comment_id}")
+def delete_comment(comment_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                   db: Session = Depends(db_session)):
+    ui_lang(request)
+    service.delete(db, auth.user, comment_id)
+    db.commit()
+    return JSONResponse({"id": comment_id, "deleted": True})
+
+
+@router.post("/api/comments/{comment_id}/helpful")
+def mark_helpful(comment_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                 db: Session = Depends(db_session)):
+    ui_lang(request)
+    reply = service.mark_helpful(db, auth.user, comment_id, slugs(request))
+    db.commit()
+    return JSONResponse({"id": reply.id, "helpful": True})
+
+
+@router.post("/api/comments/{comment_id}/hide")
+def hide_comment(comment_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                 db: Session = Depends(db_session)):
+    ui_lang(request)
+    service.set_hidden(db, auth.user, comment_id, True)
+    db.commit()
+    return JSONResponse({"id": comment_id, "hidden": True})
+
+
+@router.post("/api/comments/{comment_id}/restore")
+def restore_comment(comment_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                    db: Session = Depends(db_session)):
+    ui_lang(request)
+    service.set_hidden(db, auth.user, comment_id, False)
+    db.commit()
+    return JSONResponse({"id": comment_id, "hidden": False})
+
+
+@router.post("/api/comments/{comment_id}/report", status_code=201)
+def report_comment(comment_id: int, data: ReportComment, request: Request,
+                   auth: authn.Auth = Depends(signed_in_writer), db: Session = Depends(db_session)):
+    ui_lang(request, data.lang)
+    row = service.report(db, config(request), auth.user, comment_id, data.reason)
+    db.commit()
+    return JSONResponse({"id": row.id, "reported": True}, status_code=201)
+
+
+@router.post("/api/lessons/{slug}/comments/lock")
+def lock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                db: Session = Depends(db_session)):
+    ui_lang(request)
+    lesson_or_404(request, slug)
+    service.set_locked(db, auth.user, slug, True)
+    db.commit()
+    return JSONResponse({"locked": True})
+
+
+@router.post("/api/lessons/{slug}/comments/unlock")
+def unlock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                  db: Session = Depends(db_session)):
+    ui_lang(request)
+    lesson_or_404(request, slug)
+    service.set_locked(db, auth.user, slug, False)
+    db.commit()
+    return JSONResponse({"locked": False})
+
+
+@router.put("/api/lessons/{slug}/comments/follow")
+def follow_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                  db: Session = Depends(db_session)):
+    ui_lang(request)
+    lesson_or_404(request, slug)
+    service.set_following(db, auth.user, slug, True)
+    db.commit()
+    return JSONResponse({"following": True})
+
+
+@router.delete("/api/lessons/{slug}/comments/follow")
+def unfollow_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                    db: Session = Depends(db_session)):
+    ui_lang(request)
+    lesson_or_404(request, slug)
+    service.set_following(db, auth.user, slug, False)
+    db.commit()
+    return JSONResponse({"following": False})
+
+
+@router.get("/{lang}/lessons/{slug}/comments")
+def comments_page(lang: str, slug: str, request: Request, sort: str = "newest", page: int = 1,
+                  auth=Depends(current_auth), db: Session = Depends(db_session)) -> HTMLResponse:
+    """The comments alone, rendered on the server: for readers without JavaScript."""
+    if lang not in LANGUAGES:
+        raise CommentsError(404, "lesson_not_found")
+    ui_lang(request, lang)
+    lesson = lesson_or_404(request, slug)
+    viewer = auth.user if auth else None
+    thread_page = listing.thread_page(db, slug, viewer, sort=sort, page=page, page_size=config(request).page_size)
+    context = account_context(request, lang, f"/lessons/{slug}/comments", auth)
+    context.update(lesson=lesson, title=lesson.text(lang)[0].title, thread=thread_page, moderator=can_moderate(viewer),
+                   following=False, static_page=True, count_text=count_label(thread_page.count, lang))
+    return render(request, "comments/page.html", context)

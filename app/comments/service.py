@@ -1,0 +1,176 @@
+"""What people do with comments. Every function checks who may do it, changes rows, and leaves
+the commit to the caller (a route). Refusals raise CommentsError with a message code."""
+from __future__ import annotations
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from app.accounts.clock import utcnow
+from app.accounts.models import User
+from app.comments.limits import CommentsConfig, count_since, wait_seconds
+from app.comments.markup import render_comment
+from app.comments.messages import CommentsError
+from app.comments.models import Comment, CommentFollow, CommentReport, CommentThread
+from app.comments.permissions import can_moderate
+from app.comments.text import is_blank, normalise
+from app.notifications import service as notify
+from app.progress import service as progress
+from app.progress.once import insert_once
+
+
+def thread_for(db: Session, slug: str, *, create: bool = False) -> CommentThread | None:
+    thread = db.scalar(select(CommentThread).where(CommentThread.lesson_slug == slug))
+    if thread is None and create:
+        insert_once(db, CommentThread, lesson_slug=slug, created_at=utcnow())  # a concurrent first comment may win
+        thread = db.scalar(select(CommentThread).where(CommentThread.lesson_slug == slug))
+    return thread
+
+
+def checked_body(cfg: CommentsConfig, body: str) -> str:
+    text = normalise(body if isinstance(body, str) else "")
+    if is_blank(text):
+        raise CommentsError(400, "empty")
+    if len(text) > cfg.max_length:
+        raise CommentsError(400, "too_long", max=cfg.max_length, n=len(text))
+    return text
+
+
+def _visible_comment(db: Session, comment_id: int, viewer: User | None) -> Comment:
+    comment = db.get(Comment, comment_id) if isinstance(comment_id, int) else None
+    if comment is None or (comment.hidden_at is not None and not can_moderate(viewer)):
+        raise CommentsError(404, "not_found")
+    return comment
+
+
+def _own(comment: Comment, user: User) -> None:
+    if comment.author_id != user.id:
+        raise CommentsError(403, "not_yours")
+    if comment.deleted_at is not None:
+        raise CommentsError(409, "deleted")
+
+
+def _unlocked(db: Session, thread_id: int) -> CommentThread:
+    thread = db.get(CommentThread, thread_id)
+    if thread.locked_at is not None:
+        raise CommentsError(409, "locked")
+    return thread
+
+
+def post(db: Session, cfg: CommentsConfig, user: User, slug: str, lang: str, body: str,
+         parent_id: int | None = None, lesson_slugs: frozenset[str] = frozenset()) -> Comment:
+    text = checked_body(cfg, body)
+    thread = thread_for(db, slug, create=True)
+    if thread.locked_at is not None:
+        raise CommentsError(409, "locked")
+    parent = None
+    if parent_id is not None:
+        parent = _visible_comment(db, parent_id, user)
+        if parent.thread_id != thread.id:
+            raise CommentsError(404, "not_found")
+        if parent.deleted_at is not None:
+            raise CommentsError(409, "deleted")
+    wait = wait_seconds(db, Comment.created_at, [Comment.author_id == user.id], cfg.comment_rates)
+    if wait:
+        raise CommentsError(429, "rate_limited", {"Retry-After": str(wait)}, seconds=wait)
+    comment = Comment(thread_id=thread.id, parent_id=parent.id if parent else None,
+                      root_id=(parent.root_id or parent.id) if parent else None,
+                      depth=parent.depth + 1 if parent else 0, author_id=user.id, lang=lang, body=text,
+                      body_html=render_comment(text), created_at=utcnow())
+    db.add(comment)
+    db.flush()
+    insert_once(db, CommentFollow, user_id=user.id, thread_id=thread.id, created_at=utcnow())
+    notify.comment_posted(db, comment, parent)
+    progress.record_comment_posted(db, user, comment.id, lesson_slugs)
+    return comment
+
+
+def edit(db: Session, cfg: CommentsConfig, user: User, comment_id: int, body: str) -> Comment:
+    comment = _visible_comment(db, comment_id, user)
+    _own(comment, user)
+    _unlocked(db, comment.thread_id)
+    text = checked_body(cfg, body)
+    if text != comment.body:
+        comment.body, comment.body_html, comment.edited_at = text, render_comment(text), utcnow()
+    return comment
+
+
+def delete(db: Session, user: User, comment_id: int) -> Comment:
+    """The author's delete: the text goes, the row stays so replies keep their place."""
+    comment = _visible_comment(db, comment_id, user)
+    _own(comment, user)
+    comment.deleted_at, comment.body, comment.body_html = utcnow(), "", ""
+    return comment
+
+
+def _moderator(user: User) -> None:
+    if not can_moderate(user):
+        raise CommentsError(403, "forbidden")
+
+
+def set_hidden(db: Session, user: User, comment_id: int, hidden: bool) -> Comment:
+    _moderator(user)
+    comment = _visible_comment(db, comment_id, user)
+    comment.hidden_at, comment.hidden_by = (utcnow(), user.id) if hidden else (None, None)
+    return comment
+
+
+def set_locked(db: Session, user: User, slug: str, locked: bool) -> CommentThread:
+    _moderator(user)
+    thread = thread_for(db, slug, create=True)
+    thread.locked_at, thread.locked_by = (utcnow(), user.id) if locked else (None, None)
+    return thread
+
+
+def mark_helpful(db: Session, user: User, reply_id: int, lesson_slugs: frozenset[str] = frozenset()) -> Comment:
+    reply = _visible_comment(db, reply_id, user)
+    parent = db.get(Comment, reply.parent_id) if reply.parent_id else None
+    if parent is None or parent.author_id != user.id:
+        raise CommentsError(403, "helpful_not_parent")
+    if reply.author_id == user.id:
+        raise CommentsError(403, "helpful_own")
+    if reply.deleted_at is not None:
+        raise CommentsError(409, "deleted")
+    # one statement decides, so two clicks at once cannot both count
+    marked = db.execute(update(Comment).where(Comment.id == reply.id, Comment.helpful_at.is_(None))
+                        .values(helpful_at=utcnow())).rowcount
+    if not marked:
+        raise CommentsError(409, "helpful_done")
+    db.refresh(reply)
+    author = db.get(User, reply.author_id) if reply.author_id else None
+    if author is not None:
+        progress.record_reply_marked_helpful(db, author, reply.id, marked_by=user.id, lesson_slugs=lesson_slugs)
+    return reply
+
+
+def report(db: Session, cfg: CommentsConfig, user: User, comment_id: int, reason: str) -> CommentReport:
+    comment = _visible_comment(db, comment_id, user)
+    if comment.deleted_at is not None:
+        raise CommentsError(409, "deleted")
+    reason = normalise(reason if isinstance(reason, str) else "")
+    if is_blank(reason) or len(reason) > cfg.report_reason_max:
+        raise CommentsError(400, "report_reason")
+    if count_since(db, CommentReport.created_at, [CommentReport.reporter_id == user.id], 3600) >= cfg.comment_reports_per_hour:
+        raise CommentsError(429, "report_limited", {"Retry-After": "3600"}, seconds=3600)
+    new_id = insert_once(db, CommentReport, comment_id=comment.id, reporter_id=user.id, reason=reason,
+                         created_at=utcnow())
+    if new_id is None:
+        raise CommentsError(409, "report_done")
+    return db.get(CommentReport, new_id)
+
+
+def set_following(db: Session, user: User, slug: str, follow: bool) -> bool:
+    thread = thread_for(db, slug, create=follow)
+    if thread is None:
+        return False
+    if follow:
+        insert_once(db, CommentFollow, user_id=user.id, thread_id=thread.id, created_at=utcnow())
+    else:
+        db.query(CommentFollow).filter_by(user_id=user.id, thread_id=thread.id).delete()
+    return follow
+
+
+def is_following(db: Session, user: User | None, thread: CommentThread | None) -> bool:
+    if user is None or thread is None:
+        return False
+    return db.scalar(select(CommentFollow.id).where(CommentFollow.user_id == user.id,
+                                                    CommentFollow.thread_id == thread.id)) is not None

@@ -1,0 +1,63 @@
+"""Helpers the comments, notifications and reports routes share: the lesson, the language of
+messages, signed-in writers (sign-in checked before CSRF, so a visitor hears "sign in"), and the
+error handler for CommentsError."""
+from __future__ import annotations
+
+from fastapi import Depends, Request
+from fastapi.responses import JSONResponse, Response
+
+from app.accounts import auth as authn
+from app.accounts.deps import csrf_protect, require_auth
+from app.accounts.views import account_context, render
+from app.comments.limits import CommentsConfig
+from app.comments.messages import CommentsError, message
+from app.core.config import LANGUAGES
+from app.routes.language import preferred_language
+
+
+def config(request: Request) -> CommentsConfig:
+    cfg = getattr(request.app.state, "comments", None)
+    if cfg is None:
+        cfg = request.app.state.comments = CommentsConfig()
+    return cfg
+
+
+def ui_lang(request: Request, lang: str | None = None) -> str:
+    """The language for messages: the one asked for, else the reader's preference."""
+    if lang in LANGUAGES:
+        request.state.ui_lang = lang
+        return lang
+    chosen = request.query_params.get("lang")
+    if chosen in LANGUAGES:
+        return chosen
+    return preferred_language(request, request.app.state.settings.default_language)
+
+
+def lessons(request: Request):
+    state = request.app.state
+    return state.catalog.snapshot().visible(state.settings.show_drafts)
+
+
+def lesson_or_404(request: Request, slug: str):
+    for lesson in lessons(request):
+        if lesson.slug == slug:
+            return lesson
+    raise CommentsError(404, "lesson_not_found")
+
+
+def slugs(request: Request) -> frozenset[str]:
+    return frozenset(l.slug for l in lessons(request))
+
+
+def signed_in_writer(auth: authn.Auth = Depends(require_auth), _csrf: None = Depends(csrf_protect)) -> authn.Auth:
+    return auth
+
+
+async def comments_error(request: Request, exc: CommentsError) -> Response:
+    lang = getattr(request.state, "ui_lang", None) or ui_lang(request)
+    text = message(exc.code, lang, **exc.values)
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": exc.code, "message": text}, status_code=exc.status, headers=exc.headers)
+    context = account_context(request, lang, "/", getattr(request.state, "auth", None))
+    context.update(status=exc.status, error_text=text)
+    return render(request, "accounts/message.html", context, status=exc.status, headers=exc.headers)

@@ -1,0 +1,1 @@
+"""In-app notifications (the bell): replies to your comments and new comments in threads you follow."""

@@ -1,0 +1,111 @@
+"""The bell: a JSON summary for the header script, a notifications page with plain forms
+(mark one read, mark all read, the on-reply/off setting), and the same actions as JSON."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import JSONResponse, RedirectResponse
+from pydantic import BaseModel
+from sqlalchemy.orm import Session
+
+from app.accounts import auth as authn
+from app.accounts.deps import current_auth, db_session, require_auth
+from app.accounts.views import account_context, check_lang, render
+from app.comments.permissions import can_moderate
+from app.comments.web import signed_in_writer, ui_lang
+from app.notifications import service
+
+router = APIRouter()
+
+
+class Setting(BaseModel):
+    mode: str = "reply"
+
+
+def _open_reports(db: Session, user) -> int | None:
+    if not can_moderate(user):
+        return None
+    from app.reports.service import open_count
+    return open_count(db)
+
+
+@router.get("/api/notifications/summary")
+def summary(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
+    return JSONResponse({"unread": service.unread_count(db, auth.user), "inbox": _open_reports(db, auth.user)},
+                        headers={"Cache-Control": "no-store"})
+
+
+@router.get("/api/notifications")
+def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
+    items = service.recent(db, auth.user)
+    return JSONResponse({"unread": service.unread_count(db, auth.user), "mode": service.mode_for(db, auth.user.id),
+                         "notifications": [{"id": n.id, "kind": n.kind, "actor": n.actor, "lesson": n.lesson_slug,
+                                            "comment_id": n.comment_id, "lang": n.lang, "read": n.read,
+                                            "created_at": n.created_at.isoformat() + "Z"} for n in items]},
+                        headers={"Cache-Control": "no-store"})
+
+
+@router.post("/api/notifications/{notification_id}/read")
+def read_one_api(notification_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                 db: Session = Depends(db_session)):
+    changed = service.mark_read(db, auth.user, notification_id)
+    db.commit()
+    return JSONResponse({"read": True, "changed": changed, "unread": service.unread_count(db, auth.user)})
+
+
+@router.post("/api/notifications/read-all")
+def read_all_api(request: Request, auth: authn.Auth = Depends(signed_in_writer), db: Session = Depends(db_session)):
+    changed = service.mark_all_read(db, auth.user)
+    db.commit()
+    return JSONResponse({"changed": changed, "unread": 0})
+
+
+@router.put("/api/notifications/settings")
+def settings_api(data: Setting, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                 db: Session = Depends(db_session)):
+    mode = service.set_mode(db, auth.user, data.mode)
+    db.commit()
+    return JSONResponse({"mode": mode})
+
+
+# ---- the page -------------------------------------------------------------------------------------
+
+@router.get("/{lang}/notifications")
+def notifications_page(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+    check_lang(lang)
+    ui_lang(request, lang)
+    if auth is None or auth.via != "cookie":
+        return RedirectResponse(f"/{lang}/signin?next=/{lang}/notifications", status_code=303)
+    titles = {}
+    for lesson in request.app.state.catalog.snapshot().lessons:
+        titles[lesson.slug] = lesson.text(lang)[0].title
+    context = account_context(request, lang, "/notifications", auth)
+    context.update(items=service.recent(db, auth.user), unread=service.unread_count(db, auth.user),
+                   mode=service.mode_for(db, auth.user.id), titles=titles)
+    return render(request, "comments/notifications.html", context)
+
+
+@router.post("/{lang}/notifications/{notification_id}/read")
+def read_one_form(lang: str, notification_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                  db: Session = Depends(db_session)):
+    check_lang(lang)
+    service.mark_read(db, auth.user, notification_id)
+    db.commit()
+    return RedirectResponse(f"/{lang}/notifications", status_code=303)
+
+
+@router.post("/{lang}/notifications/read-all")
+def read_all_form(lang: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                  db: Session = Depends(db_session)):
+    check_lang(lang)
+    service.mark_all_read(db, auth.user)
+    db.commit()
+    return RedirectResponse(f"/{lang}/notifications", status_code=303)
+
+
+@router.post("/{lang}/notifications/settings")
+def settings_form(lang: str, request: Request, mode: str = Form("reply"), auth: authn.Auth = Depends(signed_in_writer),
+                  db: Session = Depends(db_session)):
+    check_lang(lang)
+    service.set_mode(db, auth.user, mode)
+    db.commit()
+    return RedirectResponse(f"/{lang}/notifications", status_code=303)

@@ -1,0 +1,110 @@
+"""'Report a problem' (a plain form that works without JavaScript, for visitors too, behind a
+honeypot and a per-IP limit) and the instructors' inbox of problem and comment reports."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import RedirectResponse
+from sqlalchemy.orm import Session
+
+from app.accounts import auth as authn
+from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth
+from app.accounts.views import account_context, check_lang, render
+from app.comments import service as comments
+from app.comments.messages import CommentsError, message
+from app.comments.permissions import can_moderate
+from app.comments.web import config, lesson_or_404, signed_in_writer, ui_lang
+from app.reports import service
+
+router = APIRouter()
+HONEYPOT = "website"  # a field people never see; bots that fill every field give themselves away
+
+
+def _client_ip(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def _form(request, lang, lesson, auth, *, what="", quote="", error=None, status=200, headers=None):
+    context = account_context(request, lang, f"/lessons/{lesson.slug}/report", auth)
+    context.update(lesson=lesson, title=lesson.text(lang)[0].title, what=what, quote=quote, error=error,
+                   honeypot=HONEYPOT, max_what=config(request).problem_max_length,
+                   max_quote=config(request).quote_max_length)
+    return render(request, "reports/form.html", context, status=status, headers=headers)
+
+
+@router.get("/{lang}/lessons/{slug}/report")
+def report_form(lang: str, slug: str, request: Request, quote: str = "", auth=Depends(current_auth)):
+    check_lang(lang)
+    ui_lang(request, lang)
+    lesson = lesson_or_404(request, slug)
+    return _form(request, lang, lesson, auth, quote=quote[:config(request).quote_max_length])
+
+
+@router.post("/{lang}/lessons/{slug}/report", dependencies=[Depends(csrf_protect)])
+def report_submit(lang: str, slug: str, request: Request, what: str = Form(""), quote: str = Form(""),
+                  website: str = Form(""), auth=Depends(current_auth), db: Session = Depends(db_session)):
+    check_lang(lang)
+    ui_lang(request, lang)
+    lesson = lesson_or_404(request, slug)
+    thanks = account_context(request, lang, f"/lessons/{slug}/report", auth)
+    thanks.update(lesson=lesson, title=lesson.text(lang)[0].title)
+    if website.strip():
+        return render(request, "reports/thanks.html", thanks)  # looks accepted; nothing is stored
+    try:
+        service.submit(db, config(request), slug=slug, lang=lang, what=what, quote=quote,
+                       user=auth.user if auth else None,
+                       ip_digest=service.ip_hash(request.app.state.secret_key, _client_ip(request)))
+    except CommentsError as exc:
+        return _form(request, lang, lesson, auth, what=what[:5000], quote=quote[:5000], status=exc.status,
+                     headers=exc.headers, error=message(exc.code, lang, **exc.values))
+    db.commit()
+    return render(request, "reports/thanks.html", thanks)
+
+
+# ---- the inbox --------------------------------------------------------------------------------------
+
+def _moderator(auth: authn.Auth = Depends(require_auth)) -> authn.Auth:
+    if not can_moderate(auth.user):
+        raise CommentsError(403, "forbidden")
+    return auth
+
+
+def _moderator_writer(auth: authn.Auth = Depends(signed_in_writer)) -> authn.Auth:
+    return _moderator(auth)
+
+
+@router.get("/{lang}/reports")
+def inbox(lang: str, request: Request, status: str = "open", auth: authn.Auth = Depends(_moderator),
+          db: Session = Depends(db_session)):
+    check_lang(lang)
+    ui_lang(request, lang)
+    resolved = status == "resolved"
+    titles = {l.slug: {code: l.text(code)[0].title for code in ("ko", "en")}
+              for l in request.app.state.catalog.snapshot().lessons}
+    context = account_context(request, lang, "/reports", auth)
+    context.update(status="resolved" if resolved else "open", problems=service.problem_reports(db, resolved),
+                   reported=service.reported_comments(db, resolved), titles=titles)
+    return render(request, "reports/inbox.html", context)
+
+
+@router.post("/{lang}/reports/{report_id}/{action}")
+def set_problem_state(lang: str, report_id: int, action: str, request: Request,
+                      auth: authn.Auth = Depends(_moderator_writer), db: Session = Depends(db_session)):
+    check_lang(lang)
+    if action not in ("resolve", "reopen") or not service.set_problem_resolved(db, auth.user, report_id,
+                                                                                action == "resolve"):
+        raise CommentsError(404, "not_found")
+    db.commit()
+    return RedirectResponse(f"/{lang}/reports", status_code=303)
+
+
+@router.post("/{lang}/reports/comments/{comment_id}/{action}")
+def handle_comment_report(lang: str, comment_id: int, action: str, request: Request,
+                          auth: authn.Auth = Depends(_moderator_writer), db: Session = Depends(db_session)):
+    check_lang(lang)
+    if action not in ("dismiss", "hide"):
+        raise CommentsError(404, "not_found")
+    if action == "hide":
+        comments.set_hidden(db, auth.user, comment_id, True)
+    service.resolve_comment_reports(db, auth.user, comment_id)
+    db.commit()
+    return RedirectResponse(f"/{lang}/reports", status_code=303)
