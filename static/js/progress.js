@@ -2,7 +2,7 @@
 // A visitor's progress lives in localStorage (see site.js). When a signed-in page loads and this
 // browser holds local progress the account has not seen yet, it is sent once to
 // /api/progress/merge (union, earliest time kept) and the strip is repainted from the answer,
-// without a reload. Lesson completion for a signed-in reader goes to the server.
+// without a reload; once the server has it, the local copy is cleared. Lesson completion for a signed-in reader goes to the server.
 (function () {
   "use strict";
   var PROGRESS_KEY = "mkc-progress-v1";
@@ -90,6 +90,9 @@
     if (load(MERGED_KEY) === user + "\n" + payload) return; // this account has it already
     post("/api/progress/merge", local).then(function (answer) {
       store(MERGED_KEY, user + "\n" + payload);
+      // The account holds it now (the server confirmed the union). Clearing the local copy keeps
+      // it from flowing into the next account signed in on a shared computer.
+      try { localStorage.removeItem(PROGRESS_KEY); } catch (e) { /* private mode */ }
       applyAnswer(answer);
     }).catch(function () { /* try again on the next page */ });
   }
