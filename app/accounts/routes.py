@@ -142,11 +142,18 @@ def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str |
         lessons=[{"lesson": l, "title": l.text(lang)[0].title, "done_at": completed.get(l.slug)} for l in lessons],
         achievements=[{"a": a, "earned_at": earned.get(a.id)} for a in ACHIEVEMENTS],
         xp_history=ledger.history(db, user), tokens=authn.list_api_tokens(db, user), new_token=new_token,
-        submissions=[], notice=notice, error=message(error, lang) if error else None,
+        submissions=_submissions(db, user), notice=notice, error=message(error, lang) if error else None,
         announcements=service.take_announcements(db, user),
     )
     db.commit()
     return render(request, "accounts/profile.html", context, status=status)
+
+
+def _submissions(db: Session, user: User, limit: int = 50) -> list:
+    from app.submissions.models import Submission  # the grading queue's table
+
+    return list(db.scalars(select(Submission).where(Submission.user_id == user.id)
+                           .order_by(Submission.created_at.desc(), Submission.id.desc()).limit(limit)))
 
 
 def _require_page_auth(request: Request, lang: str, auth):

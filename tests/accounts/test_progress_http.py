@@ -165,3 +165,18 @@ def test_delete_account_removes_personal_data(user_client, new_client, app):
         for model in (AuthSession, ApiToken, Event, XpEntry, UserAchievement):
             assert all(uid == lee for uid in db.scalars(select(model.user_id))), model.__name__
     assert "data-signed-in" not in user_client.get("/en/").text
+
+
+def test_profile_lists_the_learners_own_submissions(user_client, new_client, app):
+    from app.submissions.models import Submission
+
+    other = new_client()
+    signup(other, "lee")
+    with app.state.session_factory() as db:
+        kim, lee = (db.scalar(select(User.id).where(User.username == n)) for n in ("kim", "lee"))
+        db.add_all([Submission(user_id=kim, exercise_id="gemm", source="//", state="done", verdict="WRONG_ANSWER"),
+                    Submission(user_id=kim, exercise_id="transpose", source="//", state="queued"),
+                    Submission(user_id=lee, exercise_id="col_sum", source="//", state="done", verdict="PASSED")])
+        db.commit()
+    page = user_client.get("/ko/profile").text
+    assert page.count("data-submission=") == 2 and "오답" in page and "대기 중" in page and "col_sum" not in page
