@@ -5,12 +5,12 @@ ROLES = ("learner", "instructor", "grader", "admin")
 
 PERMISSIONS: dict[str, frozenset[str]] = {
     "learner": frozenset(),
-    # instructors write lessons: they may preview drafts and look at learners' progress
-    "instructor": frozenset({"lessons.preview", "progress.view_others"}),
+    # instructors write lessons and look after their comment threads; they see learners' progress
+    "instructor": frozenset({"lessons.preview", "progress.view_others", "comments.moderate"}),
     # graders review submissions and may correct XP with compensating entries
     "grader": frozenset({"submissions.review", "progress.view_others", "xp.adjust"}),
     "admin": frozenset({"lessons.preview", "progress.view_others", "submissions.review", "xp.adjust",
-                        "users.manage"}),
+                        "comments.moderate", "users.manage"}),
 }
 
 

@@ -145,3 +145,14 @@ def test_create_admin_cli(tmp_path):
     assert weak.returncode == 1 and "at least 10 characters" in weak.stderr
     again = run("BOSS", "--password-stdin", stdin="\n")
     assert again.returncode == 0 and "is now an admin" in again.stdout
+
+
+def test_role_table():
+    from app.accounts.roles import PERMISSIONS, ROLES, can
+
+    assert set(PERMISSIONS) == set(ROLES)
+    assert PERMISSIONS["learner"] == frozenset()
+    assert all(PERMISSIONS[r] <= PERMISSIONS["admin"] for r in ROLES)  # admins can do everything
+    assert can("grader", "submissions.review") and not can("instructor", "submissions.review")
+    assert can("instructor", "comments.moderate") and not can("grader", "comments.moderate")
+    assert not can("nobody", "users.manage")
