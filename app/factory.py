@@ -23,6 +23,7 @@ from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
 from app.core.headers import SecurityHeadersMiddleware
 from app.core.migrate import upgrade_to_head
+from app.ladder.routes import router as ladder_router
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
@@ -79,7 +80,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.session_factory = make_session_factory(app.state.engine)
     app.state.templates = make_environment(auto_reload=True)
     app.state.catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval)
-    app.state.results = ResultsStore(settings.results_dir)
+    app.state.results = ResultsStore(settings.results_dir, settings.kernels_dir / "ladder")
     app.state.results_checked_at = float("-inf")
     app.state.exercises = ExerciseInfoCache(settings.kernels_dir)
     app.state.views = ViewCounter()
@@ -106,6 +107,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(comments_router)
     app.include_router(notifications_router)
     app.include_router(reports_router)
+    app.include_router(ladder_router)  # /{lang}/ladder
     submissions.install(app)  # /api/exercises/{id}/submissions, /api/submissions/{id}[/events]
     app.include_router(pages.fallback_router)
     return app

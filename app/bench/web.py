@@ -84,14 +84,35 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
-def run_wrk(url: str, threads: int, connections: int, duration: str) -> WrkResult:
-    with urllib.request.urlopen(url, timeout=5) as response:
+def run_wrk(url: str, threads: int, connections: int, duration: str, cookie: str = "") -> WrkResult:
+    request = urllib.request.Request(url, headers={"Cookie": cookie} if cookie else {})
+    with urllib.request.urlopen(request, timeout=5) as response:
         size = len(response.read())
-    subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", "-d2s", url], check=True, capture_output=True)  # warm-up
-    out = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}", "--latency", url],
+    header = ["-H", f"Cookie: {cookie}"] if cookie else []
+    subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", "-d2s", *header, url], check=True, capture_output=True)  # warm-up
+    out = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}", "--latency", *header, url],
                          check=True, capture_output=True, text=True).stdout
     rps, p50, p99, errors = parse_wrk(out)
     return WrkResult(rps, p50, p99, errors, size)
+
+
+def signed_in_cookie(database_url: str) -> str:
+    """Migrate the bench database, create a learner with a session, return its cookie."""
+    import datetime as dt
+
+    from app.accounts import auth
+    from app.accounts.users import create_user
+    from app.core.db import make_engine, make_session_factory
+    from app.core.migrate import upgrade_to_head
+
+    engine = make_engine(database_url)
+    upgrade_to_head(engine)
+    with make_session_factory(engine)() as db:
+        user = create_user(db, "bench-reader", "a long bench password 2026")
+        token, _ = auth.start_session(db, user, dt.timedelta(hours=1))
+        db.commit()
+    engine.dispose()
+    return f"{auth.SESSION_COOKIE}={token}"
 
 
 def default_lesson_path() -> str:
@@ -115,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--duration", default="10s")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--signed-in", action="store_true",
+                        help="also measure a signed-in reader (session lookup, progress, view event: real DB work)")
     args = parser.parse_args(argv)
 
     if shutil.which("wrk") is None:
@@ -129,7 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     ours_port, base_port = _free_port(), _free_port()
     uvicorn_args = ["--host", "127.0.0.1", "--no-access-log", "--log-level", "warning"]
     with tempfile.TemporaryDirectory(prefix="mkc-bench-") as data:
-        env = dict(os.environ, MKC_DATA_DIR=data, MKC_DATABASE_URL=f"sqlite:///{data}/bench.db")
+        database_url = f"sqlite:///{data}/bench.db"
+        env = dict(os.environ, MKC_DATA_DIR=data, MKC_DATABASE_URL=database_url)
+        cookie = signed_in_cookie(database_url) if args.signed_in else ""
         ours_url = f"http://127.0.0.1:{ours_port}{path}"
         base_url = f"http://127.0.0.1:{base_port}/ko/lessons/04"
         ours = _start([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(ours_port), *uvicorn_args], PROJECT_ROOT, env, ours_url)
@@ -139,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                 # One at a time, so the two servers never compete for the CPU while measured.
                 base_result = run_wrk(base_url, args.threads, args.connections, args.duration)
                 ours_result = run_wrk(ours_url, args.threads, args.connections, args.duration)
+                signed_result = run_wrk(ours_url, args.threads, args.connections, args.duration, cookie) if cookie else None
             finally:
                 _stop(base)
         finally:
@@ -147,13 +173,18 @@ def main(argv: list[str] | None = None) -> int:
     ratio = ours_result.requests_per_s / base_result.requests_per_s
     print(f"wrk -t{args.threads} -c{args.connections} -d{args.duration} --latency  ({os.cpu_count()} CPUs)")
     print(f"{'server':<10} {'URL':<40} {'bytes':>7} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
-    for name, url, r in (("baseline", "/ko/lessons/04", base_result), ("ours", path, ours_result)):
+    rows = [("baseline", "/ko/lessons/04", base_result), ("ours", path, ours_result)]
+    if signed_result is not None:
+        rows.append(("signed-in", path, signed_result))
+    for name, url, r in rows:
         print(f"{name:<10} {url:<40} {r.bytes_per_response:>7} {r.requests_per_s:>9.0f} {r.p50_ms:>8.1f} {r.p99_ms:>8.1f}"
               + (f"  {r.errors}" if r.errors else ""))
     ok_ratio = ratio >= TARGET_RATIO
     ok_p99 = ours_result.p99_ms < TARGET_P99_MS
     print(f"ratio ours/baseline: {ratio:.2f} (target >= {TARGET_RATIO:.2f}: {'met' if ok_ratio else 'MISSED'}); "
           f"our p99 {ours_result.p99_ms:.1f} ms (target < {TARGET_P99_MS:.0f} ms: {'met' if ok_p99 else 'MISSED'})")
+    if signed_result is not None:
+        print(f"signed-in reader: {signed_result.requests_per_s / base_result.requests_per_s:.2f} of baseline, p99 {signed_result.p99_ms:.1f} ms")
     if args.check and not (ok_ratio and ok_p99):
         return 1
     return 0

@@ -14,6 +14,7 @@ from fastapi.responses import RedirectResponse, Response
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
+from app.accounts.auth import SESSION_COOKIE
 from app.core.config import LANGUAGES
 from app.lessons.catalog import Lesson
 from app.progress.learner import LearnerState, visitor_state
@@ -23,7 +24,10 @@ from app.routes.page_cache import STRIP_MARKER, CachedPage
 from app.templating import page_context
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# The two hot routes are matched first (see factory.py); the catch-all /{lang} goes last so
+# that it never shadows other single-segment routes.
 router = APIRouter()
+fallback_router = APIRouter()
 
 
 def _check_lang(lang: str) -> None:
@@ -67,6 +71,13 @@ def _respond(page: CachedPage, strip: bytes) -> Response:
     return Response(page.before + strip + page.after, media_type="text/html; charset=utf-8")
 
 
+async def _reader_view(request: Request, *args) -> ReaderView | None:
+    """The signed-in reader's view, or None. Visitors (no session cookie) skip the thread hop."""
+    if SESSION_COOKIE not in request.cookies:
+        return None
+    return await run_in_threadpool(signed_in_view, request, *args)
+
+
 def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slugs: list[str]) -> Response:
     """A signed-in reader's page is rendered for them (header, CSRF token, announcements), not cached."""
     before, _, after = build(view.context).partition(STRIP_MARKER)
@@ -75,7 +86,7 @@ def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slu
     return response
 
 
-@router.get("/{lang}", include_in_schema=False)
+@fallback_router.get("/{lang}", include_in_schema=False)
 async def language_root(lang: str):
     _check_lang(lang)
     return RedirectResponse(f"/{lang}/", status_code=308)
@@ -100,7 +111,7 @@ async def course_index(lang: str, request: Request):
         context.update(reader or {})
         return state.templates.get_template("index.html").render(context)
 
-    view = await run_in_threadpool(signed_in_view, request, lang, lessons)
+    view = await _reader_view(request, lang, lessons)
     if view is not None:
         return _respond_signed_in(request, lang, view, build, slugs)
     page = state.page_cache.page(("index", lang, state.settings.show_drafts), (snapshot,), build)
@@ -139,7 +150,7 @@ async def lesson_page(lang: str, slug: str, request: Request):
         context.update(reader or {})
         return state.templates.get_template("lesson.html").render(context)
 
-    view = await run_in_threadpool(signed_in_view, request, lang, lessons, lesson)
+    view = await _reader_view(request, lang, lessons, lesson)
     if view is not None:
         state.views.hit(lesson.slug, lang)
         return _respond_signed_in(request, lang, view, build, [l.slug for l in lessons])
