@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 import secrets
 from dataclasses import dataclass, field
 
@@ -24,13 +25,33 @@ VISITOR_CSRF_COOKIE = "mkc_csrf"  # double-submit token for forms shown before t
 TOKEN_PREFIX = "mkc_"
 
 
+def _env_limit(name: str, attempts: int, seconds: float) -> SlidingWindowLimiter:
+    """``MKC_<NAME>=attempts/seconds`` overrides a default, e.g. MKC_SIGNUP_LIMIT=20/3600."""
+    raw = os.environ.get(f"MKC_{name}", "")
+    try:
+        a, _, w = raw.partition("/")
+        attempts, seconds = (int(a), float(w)) if raw else (attempts, seconds)
+    except ValueError:
+        pass
+    return SlidingWindowLimiter(max(1, attempts), max(1.0, seconds))
+
+
+def _env_session_ttl() -> dt.timedelta:
+    try:
+        return dt.timedelta(hours=float(os.environ.get("MKC_SESSION_HOURS", "") or 14 * 24))
+    except ValueError:
+        return dt.timedelta(days=14)
+
+
 @dataclass
 class AccountsConfig:
-    session_ttl: dt.timedelta = dt.timedelta(days=14)
-    # sign-in: per (IP, username) and per IP; sign-up: per IP. Values are (attempts, seconds).
-    signin_per_user: SlidingWindowLimiter = field(default_factory=lambda: SlidingWindowLimiter(8, 300))
-    signin_per_ip: SlidingWindowLimiter = field(default_factory=lambda: SlidingWindowLimiter(40, 300))
-    signup_per_ip: SlidingWindowLimiter = field(default_factory=lambda: SlidingWindowLimiter(6, 3600))
+    """Session lifetime and rate limits; defaults, MKC_* environment overrides, tests set fields."""
+
+    session_ttl: dt.timedelta = field(default_factory=_env_session_ttl)
+    # failed sign-ins per (IP, username) and per IP; sign-ups per IP: attempts per window
+    signin_per_user: SlidingWindowLimiter = field(default_factory=lambda: _env_limit("SIGNIN_USER_LIMIT", 8, 300))
+    signin_per_ip: SlidingWindowLimiter = field(default_factory=lambda: _env_limit("SIGNIN_IP_LIMIT", 40, 300))
+    signup_per_ip: SlidingWindowLimiter = field(default_factory=lambda: _env_limit("SIGNUP_LIMIT", 6, 3600))
 
 
 @dataclass

@@ -5,6 +5,11 @@ refused while ``limit`` of them fall inside the last ``window`` seconds. State l
 process only: with several server processes each keeps its own window (the effective limit
 multiplies by the number of processes), and a restart forgets it. That is adequate against
 password guessing from one place; a shared store (Redis, the database) would be the next step.
+
+Defaults (app/accounts/auth.py, AccountsConfig): failed sign-ins 8 per 5 min per (IP, username)
+and 40 per 5 min per IP; sign-ups 6 per hour per IP. Override with MKC_SIGNIN_USER_LIMIT,
+MKC_SIGNIN_IP_LIMIT, MKC_SIGNUP_LIMIT as "attempts/seconds". The IP is the ASGI client address:
+behind a reverse proxy run uvicorn with --proxy-headers so it is the learner's, not the proxy's.
 """
 from __future__ import annotations
 

@@ -212,3 +212,15 @@ def test_huge_and_odd_inputs_do_not_break_signin(new_client):
     assert signin(client, "x" * 5000, "y" * 5000).status_code == 400
     assert signin(client, "", "").status_code == 400
     assert signin(client, "\u0000", "\u0000pw").status_code == 400
+
+
+def test_limits_and_session_lifetime_from_the_environment(monkeypatch):
+    from app.accounts.auth import AccountsConfig
+
+    monkeypatch.setenv("MKC_SIGNUP_LIMIT", "20/60")
+    monkeypatch.setenv("MKC_SESSION_HOURS", "1.5")
+    monkeypatch.setenv("MKC_SIGNIN_IP_LIMIT", "nonsense")
+    cfg = AccountsConfig()
+    assert (cfg.signup_per_ip.limit, cfg.signup_per_ip.window) == (20, 60)
+    assert cfg.session_ttl == dt.timedelta(minutes=90)
+    assert (cfg.signin_per_ip.limit, cfg.signin_per_ip.window) == (40, 300)  # unreadable: the default
