@@ -1,10 +1,17 @@
 """Shared fixtures: an app on a temporary SQLite file, and lesson folders built on the fly."""
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+# Shared test helpers are imported as tests.<area>.<module>; tests/ has no __init__.py, so the
+# repository root must be importable for that (pytest itself only puts tests/ on sys.path).
+_ROOT = str(Path(__file__).resolve().parents[1])
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
 
 # The web stack is imported lazily, inside the fixtures: the GPU machine has numpy, cupy and
 # pytest but no pydantic/FastAPI, and `pytest -m gpu` must still collect there.
