@@ -77,3 +77,19 @@ def test_notifications_page_forms(kim, lee):
     assert kim.client.get("/api/notifications").json()["mode"] == "off"
     visitor_page = lee.client.__class__(kim.client.app).get("/en/notifications", follow_redirects=False)
     assert visitor_page.status_code == 303 and "/en/signin" in visitor_page.headers["location"]
+
+
+def test_notifying_twice_for_the_same_comment_creates_nothing_new(app, kim, lee):
+    from sqlalchemy import func, select
+
+    from app.comments.models import Comment
+    from app.notifications import service
+    from app.notifications.models import Notification
+
+    root = kim.comment("q")
+    reply = lee.comment("a", parent_id=root)
+    with app.state.session_factory() as db:
+        comment = db.get(Comment, reply)
+        assert service.comment_posted(db, comment, db.get(Comment, root)) == 0  # a retry: the key holds
+        db.commit()
+        assert db.scalar(select(func.count()).select_from(Notification)) == 1

@@ -22,6 +22,7 @@ PASSWORD = "correct horse battery"
 CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 CSRF_META = re.compile(r'name="csrf-token" content="([^"]+)"')
 # Anything a payload could have smuggled into a comment body.
+DATABASES: dict[str, object] = {}  # server URL -> its SQLite file (to promote an instructor)
 FORBIDDEN = ("script, img, svg, math, iframe, object, embed, style, base, meta, form, input, details, "
              "template, noscript, body, link")
 
@@ -36,6 +37,7 @@ def comments_server(tmp_path_factory):
          "--port", str(port), "--no-access-log"],
         cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    DATABASES[url] = data / "e2e.db"
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -219,5 +221,92 @@ def test_visitor_sees_comments_and_a_sign_in_prompt_and_reports_a_problem(browse
     page.screenshot(path=str(artifacts / "report-form-en.png"))
     page.locator("form button[type=submit]").click()
     page.wait_for_selector("[data-report-thanks]")
+    assert dialogs == [] and errors == []
+    context.close()
+
+
+def _promote(url: str, username: str, role: str = "instructor") -> None:
+    import sqlite3
+
+    with sqlite3.connect(DATABASES[url]) as db:
+        db.execute("UPDATE user SET role = ? WHERE username = ?", (role, username))
+
+
+def test_edit_delete_report_and_moderate_in_the_browser(browser, comments_server, artifacts):
+    slug = "parallel-reduction"
+    writer_context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    carol = writer_context.new_page()
+    _, carol_errors = _watch(carol)
+    _ui_signup(carol, comments_server, "carol", "en", slug)
+    carol.wait_for_selector("[data-comments][data-loaded='1']")
+    for text in ("first draft", "to be deleted"):
+        carol.fill("#comment-body", text)
+        carol.locator("[data-comment-form] button[type=submit]").click()
+        carol.wait_for_selector(f".comment:has-text('{text}')")
+    first = carol.locator(".comment").filter(has_text="first draft")
+    first.locator("[data-action=edit]").click()
+    box = first.locator(".comment-inline textarea")
+    assert box.input_value() == "first draft"  # the author gets the markdown source back
+    box.fill("second **draft**")
+    first.locator(".comment-inline button[type=submit]").click()
+    carol.wait_for_selector(".comment:has-text('second draft') .comment__edited")
+    doomed = carol.locator(".comment").filter(has_text="to be deleted")
+    doomed.locator("[data-action=delete]").click()
+    doomed.locator(".comment-inline button[type=submit]").click()
+    carol.wait_for_function("!document.querySelector('[data-comments-list]').textContent.includes('to be deleted')")
+
+    reader_context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR")
+    dan = reader_context.new_page()
+    _, dan_errors = _watch(dan)
+    _ui_signup(dan, comments_server, "dan", "ko", slug)
+    dan.wait_for_selector("[data-comments][data-loaded='1']")
+    target = dan.locator(".comment").filter(has_text="second draft")
+    assert target.locator("[data-action=edit]").count() == 0 and target.locator("[data-action=delete]").count() == 0
+    target.locator("[data-action=report]").click()
+    target.locator(".comment-inline textarea").fill("주제와 관계없는 글입니다")
+    target.locator(".comment-inline button[type=submit]").click()
+    dan.wait_for_selector("[data-reported]")
+
+    _promote(comments_server, "dan")
+    dan.goto(f"{comments_server}/ko/reports")
+    assert "주제와 관계없는 글입니다" in dan.locator("[data-reported-comments]").inner_text()
+    dan.screenshot(path=str(artifacts / "reports-inbox-ko.png"), full_page=True)
+    dan.goto(f"{comments_server}/ko/lessons/{slug}")
+    dan.wait_for_selector("[data-comments][data-loaded='1']")
+    dan.locator("[data-comments-lock='1']").click()
+    dan.wait_for_selector("[data-comments-locked]")
+    dan.locator(".comment").filter(has_text="second draft").locator("[data-action=hide]").click()
+    dan.wait_for_selector(".comment--hidden")
+
+    carol.reload()
+    carol.wait_for_selector("[data-comments][data-loaded='1']")
+    assert carol.locator("[data-comments-locked]").is_visible()
+    assert carol.locator("[data-comment-form]").is_hidden()
+    assert "second draft" not in carol.locator("[data-comments-list]").inner_text()
+    assert carol_errors == [] and dan_errors == []
+    writer_context.close()
+    reader_context.close()
+
+
+def test_phone_layout_with_comments_does_not_scroll_sideways(browser, comments_server, artifacts):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True)
+    client, csrf = _http_signup(comments_server, "phoebe")
+    root = client.post(f"/api/lessons/{FLOW_LESSON}/comments", headers={"X-CSRF-Token": csrf},
+                       json={"body": "a_very_long_identifier_" * 12 + "\n\n```cuda\n" + "x" * 300 + "\n```", "lang": "ko"})
+    parent = root.json()["id"]
+    for depth in range(5):  # deep replies stay within the screen
+        parent = client.post(f"/api/lessons/{FLOW_LESSON}/comments", headers={"X-CSRF-Token": csrf},
+                             json={"body": f"reply {depth}", "lang": "ko", "parent_id": parent}).json()["id"]
+    page = context.new_page()
+    dialogs, errors = _watch(page)
+    page.goto(f"{comments_server}/ko/lessons/{FLOW_LESSON}#comments")
+    page.wait_for_selector("[data-comments][data-loaded='1']")
+    assert page.locator(".comment").count() > 0
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+    page.locator("#comments").screenshot(path=str(artifacts / "comments-ko-phone.png"))
+    page.goto(f"{comments_server}/en/lessons/{LESSON}#comments")  # the long hostile strings
+    page.wait_for_selector("[data-comments][data-loaded='1']")
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
     assert dialogs == [] and errors == []
     context.close()
