@@ -43,30 +43,37 @@ def cmd_migrate(_args: argparse.Namespace) -> int:
 def cmd_lessons_check(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from app.lessons.catalog import load_catalog
+    from app.lessons.check import check_course
     from app.templating import STATIC_DIR
 
     settings = Settings()
     lessons_dir = Path(args.dir) if args.dir else settings.lessons_dir
-    snapshot = load_catalog(lessons_dir, STATIC_DIR, settings.kernels_dir)
-    if not args.no_compile:
-        from app.lessons.catalog import Problem
-        from app.lessons.codecheck import check_lesson_code
-
-        try:
-            for lesson in snapshot.lessons:
-                snapshot.problems.extend(check_lesson_code(lesson))
-        except ImportError as exc:
-            snapshot.problems.append(Problem(lessons_dir, 1, f"NVRTC unavailable, cuda blocks not compiled: {exc}", "warning"))
-    for problem in snapshot.problems:
+    report = check_course(lessons_dir, STATIC_DIR, settings.kernels_dir, compile_cuda=not args.no_compile,
+                          min_words=args.min_words, min_kernels=args.min_kernels)
+    for problem in report.problems:
         print(problem, file=sys.stderr if problem.severity == "error" else sys.stdout)
-    errors = len(snapshot.errors)
-    warnings = len(snapshot.problems) - errors
-    published = sum(1 for l in snapshot.lessons if l.published)
-    print(f"{len(snapshot.lessons)} lessons loaded ({published} published), {errors} errors, {warnings} warnings")
-    if args.strict and warnings:
+    print(report.summary())
+    if args.strict and report.warnings:
         return 1
-    return 1 if errors else 0
+    return 1 if report.errors else 0
+
+
+def cmd_lessons_new(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from app.lessons.scaffold import ScaffoldError, scaffold_lesson
+
+    settings = Settings()
+    lessons_dir = Path(args.dir) if args.dir else settings.lessons_dir
+    try:
+        folder = scaffold_lesson(lessons_dir, args.slug, kernels_dir=settings.kernels_dir, order=args.order,
+                                 exercise=args.exercise)
+    except ScaffoldError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"created {folder}/ (lesson.yaml, en.md, ko.md) as a draft.\n"
+          f"Write both languages, then run: python -m app lessons check")
+    return 0
 
 
 def cmd_i18n(args: argparse.Namespace) -> int:
@@ -104,7 +111,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--dir", help="lessons folder (default: MKC_LESSONS_DIR or ./lessons)")
     check.add_argument("--strict", action="store_true", help="treat warnings as errors")
     check.add_argument("--no-compile", action="store_true", help="skip compiling ```cuda blocks with NVRTC")
+    check.add_argument("--min-words", type=int, default=900, help="English prose words a published lesson needs")
+    check.add_argument("--min-kernels", type=int, default=8, help="complete cuda kernels the published course needs")
     check.set_defaults(func=cmd_lessons_check)
+    new = lessons_sub.add_parser("new", help="scaffold lessons/NN-slug/ (draft) with lesson.yaml, en.md and ko.md")
+    new.add_argument("slug", help="URL name: lowercase letters, digits, hyphens (e.g. warp-tiling)")
+    new.add_argument("--order", type=int, help="lesson number (default: one after the last)")
+    new.add_argument("--exercise", help="exercise id in kernels/<id>/ (e.g. gemm)")
+    new.add_argument("--dir", help="lessons folder (default: MKC_LESSONS_DIR or ./lessons)")
+    new.set_defaults(func=cmd_lessons_new)
 
     i18n = sub.add_parser("i18n", help="gettext catalogs")
     i18n.add_argument("action", choices=["compile", "update"], help="compile .po → .mo, or extract + update + compile")

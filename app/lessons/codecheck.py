@@ -1,7 +1,7 @@
 """Check lesson code blocks: every complete ```cuda block must compile on its own with NVRTC
 (contract A), and the Korean and English versions must show the same code.
 
-NVRTC runs on the CPU (no GPU needed). Comments may be translated, so code is compared with
+NVRTC runs on the CPU (no GPU needed), through the grading engine's compiler. Comments may be translated, so code is compared with
 comments and blank space removed.
 """
 from __future__ import annotations
@@ -14,7 +14,6 @@ from markdown_it import MarkdownIt
 from app.lessons.catalog import Lesson, Problem
 from app.rendering.code import parse_info
 
-NVRTC_OPTIONS = [b"-arch=sm_90", b"--std=c++17"]
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _STRINGS = re.compile(r'"(?:\\.|[^"\\])*"')
 _PARSER = MarkdownIt("commonmark")
@@ -47,19 +46,27 @@ def normalized(code: str) -> str:
     return re.sub(r"\0(\d+)\0", lambda m: strings[int(m.group(1))], code)
 
 
-def nvrtc_compile(source: str, name: str = "lesson.cu") -> str | None:
-    """None when it compiles, else NVRTC's log. Raises ImportError without cupy/NVRTC."""
-    from cupy.cuda import nvrtc
+class CompilerUnavailable(ImportError):
+    """The engine cannot compile on this machine (no NVRTC, no sandbox)."""
 
-    prog = nvrtc.createProgram(source, name, [], [])
+
+def nvrtc_compile(source: str, name: str = "lesson.cu") -> str | None:
+    """None when it compiles, else the compile log.
+
+    Uses the grading engine's compiler (kernels/engine/compiler): the same NVRTC, flags,
+    architecture and sandbox that learners' kernels meet, so a lesson never shows code the
+    grader would refuse. Raises CompilerUnavailable when the engine cannot compile here.
+    """
+    from kernels.engine.compiler import CompileError, get_compiler
+    from kernels.engine.result import Verdict
+
     try:
-        try:
-            nvrtc.compileProgram(prog, [o.decode() for o in NVRTC_OPTIONS])
-        except nvrtc.NVRTCError:
-            return nvrtc.getProgramLog(prog).strip() or "compilation failed"
-        return None
-    finally:
-        nvrtc.destroyProgram(prog)
+        get_compiler().compile(source)
+    except CompileError as exc:
+        if exc.verdict is Verdict.UNAVAILABLE:
+            raise CompilerUnavailable(f"{exc.code} {exc.params}") from None
+        return exc.log.strip() or f"{exc.code} {exc.params}"
+    return None
 
 
 def check_lesson_code(lesson: Lesson, compile_cuda: bool = True) -> list[Problem]:
@@ -79,7 +86,10 @@ def check_lesson_code(lesson: Lesson, compile_cuda: bool = True) -> list[Problem
                 log = nvrtc_compile(block.code)
                 if log is not None:
                     first = next((l for l in log.splitlines() if "error" in l), log.splitlines()[0])
-                    problems.append(Problem(path, block.line, f"cuda block does not compile with NVRTC: {first}"))
+                    # kernel.cu(N) counts from the block's first line; name the file line too.
+                    where = re.match(r"\S*\((\d+)\)", first)
+                    at = f" (at line {block.line + int(where.group(1))})" if where else ""
+                    problems.append(Problem(path, block.line, f"cuda block does not compile with NVRTC{at}: {first}"))
     if set(per_lang) == {"ko", "en"}:
         ko, en = per_lang["ko"], per_lang["en"]
         for k, e in zip(ko, en):
