@@ -1,7 +1,9 @@
 """Tables of numbers measured on this server, read from kernels/results/*.json (contract D).
 
 ``::: measured <exercise>`` in a lesson becomes the newest measurements for that exercise,
-labelled with the GPU and the date. Files are re-read only when the folder changes.
+labelled with the GPU and the date, as a table and an SVG bar chart. ``::: ladder NN-MM`` comes
+through here too (marker key "ladder:NN-MM", drawn by app/ladder/embed.py). Files are re-read
+only when the folder changes.
 """
 from __future__ import annotations
 
@@ -10,9 +12,11 @@ import logging
 import threading
 from dataclasses import dataclass
 from html import escape
+from html import unescape as html_unescape
 from pathlib import Path
 
 from app.i18n import gettext_for
+from app.ladder import charts
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +25,8 @@ def _text(lang: str) -> dict[str, str]:
     _ = gettext_for(lang)
     return {"kernel": _("Kernel"), "size": _("Size"), "median": _("Median (ms)"), "rate": _("Throughput"),
             "vs": _("vs baseline"), "caption": _("Measured on this server's {gpu} · {date}"),
+            "chart_title": _("Throughput of each kernel, by problem size"),
+            "chart_desc": _("Horizontal bar chart of the numbers in the table: one bar per kernel, grouped by problem size."),
             "none": _("No measurements on this server yet. Once the reference benchmark runs on the GPU, the table appears here.")}
 
 
@@ -49,6 +55,8 @@ def newest_for(documents: list[dict], exercise: str) -> Measurement | None:
     best_date = ""
     best: list[tuple[dict, dict]] = []
     for doc in documents:
+        if doc.get("kind") == "ladder":  # the GEMM ladder's rungs have their own block (::: ladder)
+            continue
         date = str(doc.get("date", ""))
         entries = [e for e in doc["entries"] if isinstance(e, dict) and e.get("exercise") == exercise]
         if not entries:
@@ -92,14 +100,40 @@ def render_measurement(measurement: Measurement | None, lang: str) -> str:
     caption = escape(t["caption"].format(gpu=measurement.gpu, date=measurement.date))
     return (f'<figure class="measured"><div class="table-scroll"><table><thead><tr><th>{escape(t["kernel"])}</th><th>{escape(t["size"])}</th>'
             f'<th>{escape(t["median"])}</th><th>{escape(t["rate"])}</th><th>{escape(t["vs"])}</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
-            f'<figcaption>{caption}</figcaption></figure>')
+            f'{_chart(measurement, t)}<figcaption>{caption}</figcaption></figure>')
+
+
+def _chart(measurement: Measurement, t: dict[str, str]) -> str:
+    """The table's work rates as bars, grouped by size (a heading row per size)."""
+    rows: list[charts.Row] = []
+    units = set()
+    by_size: dict[str, list[dict]] = {}
+    for e in measurement.entries:
+        by_size.setdefault(html_unescape(_size(e.get("size"))), []).append(e)
+    for size, entries in by_size.items():
+        rows.append(charts.Row(label=size, heading=True))
+        for e in entries:
+            try:
+                value = float(e.get("work_rate"))
+            except (TypeError, ValueError):
+                value = None
+            units.add(str(e.get("unit", "")))
+            name = str(e.get("label") or e.get("kernel", "")).split(" (")[0]
+            kind = str(e.get("kernel")) if e.get("kernel") in ("naive", "tiled", "baseline") else "a"
+            rows.append(charts.Row(label=name, value=value, kind=kind,
+                                   tooltip=f"{name}, {size}: {charts.fmt_rate(value)} {e.get('unit', '')}"))
+    chart = charts.Chart(chart_id=f"measured-{measurement.entries[0].get('exercise', 'x')}", title=t["chart_title"],
+                         desc=t["chart_desc"], unit=" / ".join(sorted(units)), rows=rows)
+    svg = charts.render(chart)
+    return f'<div class="chart chart--measured">{svg}</div>' if svg else ""
 
 
 class ResultsStore:
     """Caches parsed results; reloads when any file in the folder changes."""
 
-    def __init__(self, results_dir: Path):
+    def __init__(self, results_dir: Path, ladder_dir: Path | None = None):
         self.results_dir = results_dir
+        self.ladder_dir = ladder_dir or results_dir.parent / "ladder"  # rung files for ::: ladder
         self._lock = threading.Lock()
         self._signature: tuple | None = None
         self._documents: list[dict] = []
@@ -120,9 +154,20 @@ class ResultsStore:
                 self._signature = signature
                 self.version += 1
 
+    @property
+    def documents(self) -> list[dict]:
+        """The parsed results files (as of the last refresh())."""
+        return self._documents
+
     def html(self, exercise: str, lang: str) -> str:
         key = (exercise, lang)
         cached = self._html.get(key)
         if cached is None:
-            cached = self._html[key] = render_measurement(newest_for(self._documents, exercise), lang)
+            if exercise.startswith("ladder:"):
+                from app.ladder.embed import render_embed
+
+                cached = render_embed(exercise[len("ladder:"):], self._documents, self.ladder_dir, lang)
+            else:
+                cached = render_measurement(newest_for(self._documents, exercise), lang)
+            self._html[key] = cached
         return cached

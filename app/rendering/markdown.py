@@ -19,8 +19,11 @@ from app.i18n import gettext_for
 from app.rendering.code import render_code_block
 
 MEASURED_MARKER = "<!--measured:{}-->"
-MEASURED_PATTERN = re.compile(r"<!--measured:([a-z0-9_]+)-->")
+MEASURED_PATTERN = re.compile(r"<!--measured:([a-z0-9_]+|ladder:\d{1,2}-\d{1,2})-->")
 _MEASURED_INFO = re.compile(r"^measured\s+([a-z0-9_]+)\s*$")
+# ``::: ladder 04-13``: measured numbers of GEMM ladder rungs 4..13 (app/ladder/embed.py), filled
+# in at request time through the same marker as ``::: measured`` (key "ladder:04-13").
+_LADDER_INFO = re.compile(r"^ladder\s+(\d{1,2}-\d{1,2})\s*$")
 
 
 
@@ -35,7 +38,7 @@ def _labels(lang: str) -> dict[str, str]:
 class RenderedBody:
     html: str
     headings: list[tuple[int, str, str]] = field(default_factory=list)  # (level, id, text)
-    measured: list[str] = field(default_factory=list)  # exercise ids of ::: measured blocks
+    measured: list[str] = field(default_factory=list)  # exercise ids of ::: measured, "ladder:NN-MM" of ::: ladder
 
 
 def _slugify(title: str) -> str:
@@ -61,6 +64,16 @@ def _measured_render(self, tokens, idx, _options, env):
     return ""
 
 
+def _ladder_render(self, tokens, idx, _options, env):
+    token = tokens[idx]
+    if token.nesting == 1:
+        match = _LADDER_INFO.match(token.info.strip())
+        key = f"ladder:{match.group(1)}" if match else ""
+        env.setdefault("measured", []).append(key)
+        return MEASURED_MARKER.format(key) if key else ""
+    return ""
+
+
 def _build(lang: str) -> MarkdownIt:
     labels = _labels(lang)
     # Raw HTML is off: lesson files are content, not code.
@@ -69,6 +82,7 @@ def _build(lang: str) -> MarkdownIt:
     for kind in ("note", "warning", "exercise"):
         md.use(container_plugin, name=kind, render=_box_renderer(kind, labels[kind]))
     md.use(container_plugin, name="measured", validate=lambda params, *_: bool(_MEASURED_INFO.match(params.strip())), render=_measured_render)
+    md.use(container_plugin, name="ladder", validate=lambda params, *_: bool(_LADDER_INFO.match(params.strip())), render=_ladder_render)
 
     def fence(self, tokens, idx, _options, _env):
         token = tokens[idx]

@@ -1,0 +1,119 @@
+"""The ladder's texts: rung files (headers parsed by kernels/ladder/rungs.py), their bilingual
+descriptions (kernels/ladder/rungs.yaml) and each rung's paragraph of kernels/ladder/NOTES.md.
+
+Loaded once per change of any of those files (mtime check), so an edited rung shows on the next
+page load without a restart. Nothing here needs CuPy or a GPU.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from kernels.ladder.rungs import Rung, discover
+
+DESCRIPTIONS_FILE = "rungs.yaml"
+NOTES_FILE = "NOTES.md"
+# NOTES.md keeps one paragraph per rung under this heading, each starting with **NN_stem**.
+_RUNG_SECTION = re.compile(r"^## Rung by rung\b.*?$(.*?)(?=^## |\Z)", re.M | re.S)
+_RUNG_PARAGRAPH = re.compile(r"^\*\*(\d\d_[a-z0-9_]+)\*\*", re.M)
+_TARGETS_SECTION = re.compile(r"^## Targets\s*$(.*?)(?=^## |\Z)", re.M | re.S)
+
+
+@dataclass(frozen=True)
+class RungText:
+    rung: Rung
+    title: dict[str, str]          # {"ko": ..., "en": ...}
+    teaches: dict[str, str]
+    notes_markdown: str            # English, from NOTES.md ("" when the rung has no paragraph)
+
+    @property
+    def number(self) -> int:
+        return self.rung.number
+
+    @property
+    def stem(self) -> str:
+        return self.rung.stem
+
+    @property
+    def anchor(self) -> str:
+        return f"rung-{self.rung.number:02d}"
+
+
+@dataclass(frozen=True)
+class LadderContent:
+    rungs: list[RungText]
+    targets_markdown: str          # NOTES.md's "Targets" section (English), "" when absent
+
+    def select(self, first: int, last: int) -> list[RungText]:
+        return [r for r in self.rungs if first <= r.number <= last]
+
+
+def load_descriptions(path: Path) -> dict[str, dict]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return data if isinstance(data, dict) else {}
+
+
+def notes_paragraphs(text: str) -> dict[str, str]:
+    """{stem: markdown} for each **NN_stem** paragraph of the "Rung by rung" section."""
+    section = _RUNG_SECTION.search(text)
+    if not section:
+        return {}
+    body = section.group(1)
+    starts = list(_RUNG_PARAGRAPH.finditer(body))
+    out = {}
+    for i, match in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(body)
+        out[match.group(1)] = body[match.start():end].strip()
+    return out
+
+
+def _fallback_text(value, rung: Rung) -> dict[str, str]:
+    """A missing language falls back to the other one, and both to the rung header's summary."""
+    value = value if isinstance(value, dict) else {}
+    en = str(value.get("en") or value.get("ko") or rung.title)
+    ko = str(value.get("ko") or en)
+    return {"en": en, "ko": ko}
+
+
+def load_content(ladder_dir: Path) -> LadderContent:
+    descriptions = load_descriptions(ladder_dir / DESCRIPTIONS_FILE)
+    notes_path = ladder_dir / NOTES_FILE
+    notes = notes_path.read_text(encoding="utf-8") if notes_path.is_file() else ""
+    paragraphs = notes_paragraphs(notes)
+    targets = _TARGETS_SECTION.search(notes)
+    rungs = []
+    for rung in discover(ladder_dir) if ladder_dir.is_dir() else []:
+        entry = descriptions.get(rung.stem) or {}
+        rungs.append(RungText(rung=rung, title=_fallback_text(entry.get("title"), rung),
+                              teaches=_fallback_text(entry.get("teaches"), rung),
+                              notes_markdown=paragraphs.get(rung.stem, "")))
+    return LadderContent(rungs=rungs, targets_markdown=targets.group(1).strip() if targets else "")
+
+
+class ContentStore:
+    """Caches load_content(); reloads when a rung file, rungs.yaml or NOTES.md changes."""
+
+    def __init__(self, ladder_dir: Path):
+        self.ladder_dir = ladder_dir
+        self._lock = threading.Lock()
+        self._signature: tuple | None = None
+        self._content: LadderContent | None = None
+
+    def _current_signature(self) -> tuple:
+        if not self.ladder_dir.is_dir():
+            return ()
+        files = sorted(self.ladder_dir.glob("[0-9][0-9]_*.cu")) + [
+            self.ladder_dir / DESCRIPTIONS_FILE, self.ladder_dir / NOTES_FILE]
+        return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.is_file())
+
+    def get(self) -> LadderContent:
+        signature = self._current_signature()
+        with self._lock:
+            if self._content is None or signature != self._signature:
+                self._content = load_content(self.ladder_dir)
+                self._signature = signature
+            return self._content

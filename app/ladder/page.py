@@ -1,0 +1,47 @@
+"""The ladder page's template context: one dictionary per rung, HTML fragments already rendered."""
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from app.i18n import gettext_for
+from app.ladder import present
+from app.ladder.content import LadderContent, RungText
+from app.ladder.results import BASELINE_NAMES, LadderResults, newest_ladder
+from app.rendering.code import render_code_block
+from app.rendering.markdown import render_markdown
+from app.templating import page_context
+
+
+def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict:
+    _ = gettext_for(lang)
+    r = rung.rung
+    lines = len(r.source.splitlines())
+    code = render_code_block(r.source, f'cuda title="kernels/ladder/{r.path.name}"', _("Copy"), _("Copied"))
+    measured = results is not None and rung.stem in results.by_kernel
+    return {
+        "number": f"{rung.number:02d}", "stem": rung.stem, "anchor": rung.anchor, "file": r.path.name,
+        "title": rung.title[lang], "teaches": rung.teaches[lang], "header_summary": r.title,
+        "dtype": _("float32 in, float32 out") if r.dtype == "f32" else _("half in, float accumulate and out"),
+        "baseline": BASELINE_NAMES[present.baseline_of(rung)], "arch": r.arch,
+        "block": "×".join(map(str, r.block)), "tile": f"{r.tile[1]}×{r.tile[0]}", "lines": lines,
+        "source_html": Markup(code),
+        "notes_html": Markup(render_markdown(rung.notes_markdown, "en").html) if rung.notes_markdown else "",
+        "measured": measured,
+        "table_html": Markup(present.rung_table(rung, results, lang)) if measured else "",
+        "resources": present.resources(rung, results) if measured else {},
+    }
+
+
+def page_context_for(lang: str, content: LadderContent, documents: list[dict], site_name: str) -> dict:
+    results = newest_ladder(documents)
+    context = page_context(lang, "/ladder", site_name)
+    has_numbers = results is not None and any(r.stem in results.by_kernel for r in content.rungs)
+    context.update(
+        rungs=[_rung_view(r, results, lang) for r in content.rungs],
+        results=results if has_numbers else None,
+        caption=present.caption(results, lang) if has_numbers else "",
+        chart_html=Markup(present.overview_chart(content.rungs, results, lang, "ladder-overview")) if has_numbers else "",
+        not_measured_html=Markup(present.not_measured(lang)),
+        targets_html=Markup(render_markdown(content.targets_markdown, "en").html) if content.targets_markdown else "",
+    )
+    return context

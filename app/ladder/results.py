@@ -1,0 +1,89 @@
+"""The newest ladder measurements (contract D, kind "ladder"), arranged per rung and per size.
+
+Files of one date are merged only when they share the GPU; the newest date wins. A rung's "% of
+cuBLAS" is its entry's ``vs_baseline``: the ratio against the cuBLAS launches interleaved with
+that rung in the same run, which is fairer than dividing by a cuBLAS median from other runs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+BASELINES = {"f32": "cublas_sgemm", "f16": "cublas_hgemm"}
+BASELINE_NAMES = {"cublas_sgemm": "cuBLAS SGEMM", "cublas_hgemm": "cuBLAS HGEMM"}
+
+
+def size_key(size) -> str:
+    """``{"M": 4096, "N": 4096, "K": 4096}`` -> "4096"; a non-square size -> "M×N×K"."""
+    if isinstance(size, dict) and size:
+        values = [str(v) for v in size.values()]
+        return values[0] if len(set(values)) == 1 else "×".join(values)
+    return str(size or "")
+
+
+def _volume(size) -> float:
+    product = 1.0
+    for value in (size or {}).values() if isinstance(size, dict) else ():
+        try:
+            product *= float(value)
+        except (TypeError, ValueError):
+            return 0.0
+    return product
+
+
+@dataclass
+class LadderResults:
+    gpu: dict
+    date: str
+    sizes: list[str]                                     # size keys, smallest problem first
+    by_kernel: dict[str, dict[str, dict]] = field(default_factory=dict)  # kernel -> size key -> entry
+
+    @property
+    def gpu_name(self) -> str:
+        return str(self.gpu.get("name") or "GPU")
+
+    @property
+    def chart_size(self) -> str:
+        """The size the overview chart shows: 4096 when measured, else the largest size."""
+        return "4096" if "4096" in self.sizes else (self.sizes[-1] if self.sizes else "")
+
+    def entry(self, kernel: str, size: str) -> dict | None:
+        return self.by_kernel.get(kernel, {}).get(size)
+
+    def rate(self, kernel: str, size: str) -> float | None:
+        entry = self.entry(kernel, size)
+        return _number(entry.get("work_rate")) if entry else None
+
+    def any_entry(self, kernel: str) -> dict | None:
+        entries = self.by_kernel.get(kernel) or {}
+        return next(iter(entries.values()), None)
+
+
+def _number(value) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number == number and number not in (float("inf"), float("-inf")) else None
+
+
+def newest_ladder(documents: list[dict]) -> LadderResults | None:
+    """The newest ladder results among parsed results documents, or None when there are none."""
+    ladders = [d for d in documents if d.get("kind") == "ladder" and isinstance(d.get("entries"), list)]
+    if not ladders:
+        return None
+    best_date = max(str(d.get("date", "")) for d in ladders)
+    of_date = [d for d in ladders if str(d.get("date", "")) == best_date]
+    gpu = of_date[-1].get("gpu") or {}
+    # The last file of the date (sorted by name) names the GPU; others of that date must match it.
+    of_date = [d for d in of_date if (d.get("gpu") or {}).get("name") == gpu.get("name")]
+    by_kernel: dict[str, dict[str, dict]] = {}
+    volumes: dict[str, float] = {}
+    for doc in of_date:
+        for entry in doc["entries"]:
+            if not isinstance(entry, dict) or not entry.get("kernel"):
+                continue
+            key = size_key(entry.get("size"))
+            volumes[key] = _volume(entry.get("size"))
+            by_kernel.setdefault(str(entry["kernel"]), {})[key] = entry  # a later file overrides
+    sizes = sorted(volumes, key=lambda k: (volumes[k], k))
+    return LadderResults(gpu=dict(gpu), date=best_date, sizes=sizes, by_kernel=by_kernel)

@@ -1,0 +1,53 @@
+"""/{lang}/ladder: every rung of the GEMM ladder with its source, what it teaches, its measured
+numbers and its notes. Visitors get a page cached per language until a rung file, rungs.yaml,
+NOTES.md or a results file changes; a signed-in reader's page is rendered for them."""
+from __future__ import annotations
+
+import time
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
+
+from app.accounts.auth import SESSION_COOKIE
+from app.core.config import LANGUAGES
+from app.ladder.embed import content_store
+from app.ladder.page import page_context_for
+from app.progress.page_state import signed_in_view
+
+router = APIRouter()
+
+
+def _results(request: Request):
+    """The app's ResultsStore, re-read at most once per check interval (as lesson pages do)."""
+    state = request.app.state
+    now = time.monotonic()
+    if now - state.results_checked_at > state.settings.catalog_check_interval:
+        state.results.refresh()
+        state.results_checked_at = now
+    return state.results
+
+
+@router.api_route("/{lang}/ladder", methods=["GET", "HEAD"])
+async def ladder_page(lang: str, request: Request):
+    if lang not in LANGUAGES:
+        raise HTTPException(status_code=404)
+    state = request.app.state
+    results = _results(request)
+    content = content_store(state.settings.kernels_dir / "ladder").get()
+
+    def build(reader: dict | None = None) -> str:
+        context = page_context_for(lang, content, results.documents, state.settings.site_name)
+        context.update(reader or {})
+        return state.templates.get_template("ladder/page.html").render(context)
+
+    view = None
+    if SESSION_COOKIE in request.cookies:
+        lessons = state.catalog.snapshot().visible(state.settings.show_drafts)
+        view = await run_in_threadpool(signed_in_view, request, lang, lessons)
+    if view is not None:
+        response = Response(build(view.context), media_type="text/html; charset=utf-8")
+        response.headers["Cache-Control"] = "private, no-store"
+        return response
+    page = state.page_cache.page(("ladder", lang), (content, results.version), build)
+    return Response(page.before + page.after, media_type="text/html; charset=utf-8")

@@ -1,0 +1,240 @@
+"""The GEMM ladder on the site: /{lang}/ladder, the ``::: ladder`` lesson block, the SVG charts,
+and the numbers' origin (results files of contract D; none typed into pages or lessons)."""
+from __future__ import annotations
+
+import copy
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+from fastapi.testclient import TestClient
+
+from app.core.config import PROJECT_ROOT
+from app.factory import create_app
+from app.ladder.content import load_content, notes_paragraphs
+from app.ladder.embed import parse_range
+from app.ladder.results import newest_ladder
+from app.lessons.measured import newest_for, render_measurement
+from app.rendering.markdown import MEASURED_PATTERN, render_markdown
+from kernels.ladder.rungs import discover
+
+LADDER_DIR = PROJECT_ROOT / "kernels" / "ladder"
+REAL_RESULTS = PROJECT_ROOT / "kernels" / "results"
+RUNGS = discover(LADDER_DIR)
+SVG_NS = "{http://www.w3.org/2000/svg}"
+NOT_MEASURED = {"en": "Not measured on this server yet", "ko": "이 서버에서는 아직 측정하지 않았어요"}
+LESSON_04, LESSON_05 = "naive-vs-tiled-gemm", "register-tiling-tensor-cores"
+
+
+@pytest.fixture
+def client_for(tmp_path, make_settings):
+    """client_for(results_dir, **settings) -> a TestClient on a fresh app (temporary SQLite file)."""
+    def make(results_dir, **overrides):
+        return TestClient(create_app(make_settings(tmp_path, results_dir=results_dir, **overrides)),
+                          raise_server_exceptions=True)
+    return make
+
+
+def _svgs(html: str) -> list[ET.Element]:
+    return [ET.fromstring(m) for m in re.findall(r"<svg\b.*?</svg>", html, re.S)]
+
+
+def _bars(svg: ET.Element) -> list[ET.Element]:
+    return [r for r in svg.iter(SVG_NS + "rect") if "chart__bar" in r.get("class", "").split()]
+
+
+def _distinctive_results(folder, *, date="2031-01-02", gpu="Test GPU 9000", rate=77.7):
+    """A ladder results file whose numbers appear nowhere else: every rung at 2048 and 4096."""
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for i, rung in enumerate(RUNGS):
+        for n in (2048, 4096):
+            entries.append({"exercise": "gemm", "kernel": rung.stem, "label": rung.title, "dtype": rung.dtype,
+                            "size": {"M": n, "N": n, "K": n}, "median_ms": 1.2345 + i, "spread_ms": 0.01,
+                            "work_rate": rate + i if n == 4096 else 3.21, "unit": "TFLOP/s",
+                            "registers": 111, "shared_bytes": 12345, "vs_baseline": 0.4321})
+    for name, value in (("cublas_sgemm", 98.7), ("cublas_hgemm", 987.6)):
+        for n in (2048, 4096):
+            entries.append({"exercise": "gemm", "kernel": name, "label": name, "size": {"M": n, "N": n, "K": n},
+                            "median_ms": 0.5, "spread_ms": 0.0, "work_rate": value, "unit": "TFLOP/s",
+                            "registers": None, "shared_bytes": None, "vs_baseline": 1.0})
+    doc = {"schema": "kernels-results/1", "kind": "ladder", "date": date, "gpu": {"name": gpu}, "entries": entries}
+    (folder / f"test-gpu-{date}-ladder.json").write_text(json.dumps(doc), encoding="utf-8")
+    return doc
+
+
+# ---- data --------------------------------------------------------------------------------------
+
+def test_descriptions_cover_every_rung_in_both_languages():
+    data = yaml.safe_load((LADDER_DIR / "rungs.yaml").read_text(encoding="utf-8"))
+    assert set(data) == {r.stem for r in RUNGS}, "rungs.yaml and kernels/ladder/NN_*.cu must list the same rungs"
+    for stem, entry in data.items():
+        for field in ("title", "teaches"):
+            for lang in ("ko", "en"):
+                assert str(entry[field][lang]).strip(), f"{stem}: {field}.{lang} is empty"
+        assert entry["teaches"]["ko"] != entry["teaches"]["en"], f"{stem}: Korean text is a copy of the English"
+        assert not re.search(r"\d+\.\d+\s*TFLOP", entry["teaches"]["en"] + entry["teaches"]["ko"]), \
+            f"{stem}: measured numbers belong in results files, not in rungs.yaml"
+
+
+def test_every_rung_has_its_notes_paragraph():
+    notes = notes_paragraphs((LADDER_DIR / "NOTES.md").read_text(encoding="utf-8"))
+    assert set(notes) == {r.stem for r in RUNGS}
+    content = load_content(LADDER_DIR)
+    assert [r.stem for r in content.rungs] == [r.stem for r in RUNGS]
+    assert all(r.notes_markdown.startswith(f"**{r.stem}**") for r in content.rungs)
+    assert "| target |" in content.targets_markdown
+
+
+def test_newest_ladder_file_wins_and_measured_tables_ignore_ladder_files(tmp_path):
+    old = _distinctive_results(tmp_path / "r", date="2030-05-05", gpu="Old GPU", rate=11.0)
+    new = _distinctive_results(tmp_path / "r", date="2031-01-02", gpu="New GPU", rate=22.0)
+    results = newest_ladder([old, new])
+    assert (results.gpu_name, results.date, results.sizes, results.chart_size) == ("New GPU", "2031-01-02", ["2048", "4096"], "4096")
+    assert results.rate("01_naive", "4096") == 22.0
+    references = json.loads((REAL_RESULTS / "nvidia-h200-2026-11-22-references.json").read_text(encoding="utf-8"))
+    # Ladder entries also say exercise "gemm"; the ::: measured gemm table must not list them.
+    measured = newest_for([references, new], "gemm")
+    assert {e["kernel"] for e in measured.entries} == {"naive", "tiled", "baseline"}
+    assert newest_for([new], "gemm") is None
+
+
+def test_range_parsing():
+    assert parse_range("04-13") == (4, 13)
+    assert parse_range("7-7") == (7, 7)
+    assert parse_range("13-04") is None and parse_range("x-1") is None and parse_range("0-3") is None
+
+
+# ---- charts ------------------------------------------------------------------------------------
+
+def test_reference_chart_is_wellformed_with_a_bar_per_table_row():
+    references = json.loads((REAL_RESULTS / "nvidia-h200-2026-11-22-references.json").read_text(encoding="utf-8"))
+    for exercise in ("gemm", "gemm_fast"):
+        measurement = newest_for([references], exercise)
+        for lang in ("ko", "en"):
+            html = render_measurement(measurement, lang)
+            (svg,) = _svgs(html)
+            assert svg.find(SVG_NS + "title").text and svg.find(SVG_NS + "desc").text
+            assert svg.get("role") == "img"
+            assert len(_bars(svg)) == len(measurement.entries)
+            assert "NVIDIA H200" in html and "2026-11-22" in html
+
+
+def test_markdown_ladder_container_becomes_a_marker():
+    body = render_markdown("## A\n\n::: ladder 01-03\n:::\n\n::: ladder nonsense\n:::\n", "en")
+    assert MEASURED_PATTERN.findall(body.html) == ["ladder:01-03"]
+    assert body.measured == ["ladder:01-03"]
+
+
+# ---- the page ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_ladder_page_lists_every_rung_with_source_numbers_and_chart(client_for, lang):
+    with client_for(REAL_RESULTS) as client:
+        response = client.get(f"/{lang}/ladder")
+    assert response.status_code == 200
+    html = response.text
+    descriptions = yaml.safe_load((LADDER_DIR / "rungs.yaml").read_text(encoding="utf-8"))
+    positions = []
+    for rung in RUNGS:
+        anchor = f'id="rung-{rung.number:02d}"'
+        assert anchor in html
+        positions.append(html.index(anchor))
+        assert descriptions[rung.stem]["title"][lang].replace("'", "&#39;") in html
+        assert f"kernels/ladder/{rung.path.name}" in html                 # highlighted source, titled
+        assert f'id="notes-{rung.number:02d}"' in html                     # its NOTES.md paragraph
+    assert positions == sorted(positions), "rungs must appear in ladder order"
+    assert html.count('<figure class="code"') == len(RUNGS)
+    assert 'class="code__copy"' in html and '<span class="k">' in html  # Pygments + copy button
+    assert "NVIDIA H200" in html and "2026-11-22" in html
+    assert "cuBLAS SGEMM" in html and "cuBLAS HGEMM" in html
+    overview = _svgs(html[html.index('class="measured ladder__chart"'):])[0]
+    bars = _bars(overview)
+    assert [b.get("data-label") for b in bars] == [r.stem for r in RUNGS]   # one bar per rung, in order
+    lines = [l for l in overview.iter(SVG_NS + "line") if "chart__line" in l.get("class", "")]
+    assert len([l for l in lines if l.find(SVG_NS + "title") is not None]) == 2  # SGEMM and HGEMM
+    assert f'href="/{lang}/ladder"' in html                                # the nav link
+    assert ("GEMM 사다리" if lang == "ko" else "GEMM ladder") in html
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_numbers_come_from_the_results_file(tmp_path, client_for, lang):
+    _distinctive_results(tmp_path / "results")
+    with client_for(tmp_path / "results") as client:
+        html = client.get(f"/{lang}/ladder").text
+        lesson = client.get(f"/{lang}/lessons/{LESSON_05}").text
+    assert "Test GPU 9000" in html and "2031-01-02" in html
+    assert "NVIDIA H200" not in html
+    for i, rung in enumerate(RUNGS):
+        assert f"{77.7 + i:.1f}" in html, rung.stem                           # TFLOP/s at 4096
+    assert "43.2 %" in html and "12,345 B" in html and ">111<" in html
+    assert "98.7" in html and "988" in html                                # the cuBLAS lines' labels
+    overview = _svgs(html[html.index('class="measured ladder__chart"'):])[0]
+    values = [t.text for t in overview.iter(SVG_NS + "text") if t.get("class") == "chart__value"]
+    assert values == [f"{77.7 + i:.1f}" for i in range(len(RUNGS))]
+    # The lesson block shows the same file's numbers for rungs 04..13.
+    assert "Test GPU 9000" in lesson and f"{77.7 + 3:.1f}" in lesson and f"{77.7 + 12:.1f}" in lesson
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_missing_results_show_a_note_not_an_error(tmp_path, client_for, lang):
+    with client_for(tmp_path / "no-such-folder") as client:
+        page = client.get(f"/{lang}/ladder")
+        lesson = client.get(f"/{lang}/lessons/{LESSON_04}")
+    assert page.status_code == 200 and lesson.status_code == 200
+    assert NOT_MEASURED[lang] in page.text and NOT_MEASURED[lang] in lesson.text
+    assert page.text.count('id="rung-') >= len(RUNGS)          # the rungs and sources are still there
+    assert "chart__bar" not in page.text
+    assert f'href="/{lang}/ladder"' in lesson.text
+
+
+def test_unknown_language_is_404(client_for):
+    with client_for(REAL_RESULTS) as client:
+        assert client.get("/fr/ladder").status_code == 404
+
+
+# ---- lessons 04 and 05 -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+@pytest.mark.parametrize("slug,rungs,baselines", [(LESSON_04, range(1, 4), ["cuBLAS SGEMM"]),
+                                                  (LESSON_05, range(4, 14), ["cuBLAS SGEMM", "cuBLAS HGEMM"])])
+def test_lessons_render_measured_chart_and_ladder_block(client_for, lang, slug, rungs, baselines):
+    with client_for(REAL_RESULTS) as client:
+        html = client.get(f"/{lang}/lessons/{slug}").text
+    assert "<!--measured:" not in html, "every placeholder must be filled in"
+    measured = html[html.index('<figure class="measured">'):]
+    assert _svgs(measured)[0].get("role") == "img"                      # the references chart
+    embed = html[html.index('<figure class="ladder-embed measured">'):]
+    embed = embed[:embed.index("</figure>")]
+    table = embed[:embed.index("</table>")]
+    links = re.findall(rf'href="/{lang}/ladder#rung-(\d\d)"', table)
+    assert [int(n) for n in links] == list(rungs)
+    assert re.findall(r'<tr class="ladder-table__baseline"><td>([^<]+)</td>', table) == baselines
+    (svg,) = _svgs(embed)
+    assert [b.get("data-label") for b in _bars(svg)] == [r.stem for r in RUNGS if r.number in rungs]
+    assert "NVIDIA H200" in embed and "2026-11-22" in embed
+    assert f'<a href="/{lang}/ladder">' in embed
+
+
+def test_lessons_do_not_type_ladder_numbers():
+    """The ladder block is a placeholder: the lesson files carry the container, never its numbers."""
+    ladder = json.loads((REAL_RESULTS / "nvidia-h200-2026-11-22-ladder.json").read_text(encoding="utf-8"))
+    distinctive = {f'{e["work_rate"]:.1f}' for e in ladder["entries"] if e["work_rate"] > 100}
+    for folder, spec in (("04-naive-vs-tiled-gemm", "01-03"), ("05-register-tiling-tensor-cores", "04-13")):
+        for lang in ("ko", "en"):
+            text = (PROJECT_ROOT / "lessons" / folder / f"{lang}.md").read_text(encoding="utf-8")
+            assert text.count(f"::: ladder {spec}\n:::") == 1
+            assert not any(number in text for number in distinctive)
+
+
+def test_page_cache_follows_a_new_results_file(tmp_path, client_for):
+    results = tmp_path / "results"
+    _distinctive_results(results, date="2030-05-05", gpu="First GPU")
+    with client_for(results, debug=False) as client:
+        assert "First GPU" in client.get("/en/ladder").text
+        doc = copy.deepcopy(_distinctive_results(results, date="2031-01-02", gpu="Second GPU"))
+        assert doc["gpu"]["name"] == "Second GPU"
+        html = client.get("/en/ladder").text
+    assert "Second GPU" in html and "First GPU" not in html
