@@ -61,7 +61,9 @@
     if (box) {
       var button = box.querySelector("[data-mark-complete]");
       var isDone = !!done[box.dataset.slug];
-      button.textContent = isDone ? (button.dataset.labelSaved || button.dataset.labelDone) : button.dataset.labelTodo;
+      // signed in, completion is kept (no undo; "reset my progress" lives on the profile)
+      var doneLabel = (document.querySelector("[data-strip]") || {dataset: {}}).dataset.labelCompleted;
+      button.textContent = isDone ? "✓ " + (doneLabel || button.dataset.labelDone) : button.dataset.labelTodo;
       button.classList.toggle("is-done", isDone);
       button.setAttribute("aria-pressed", isDone ? "true" : "false");
     }

@@ -57,6 +57,7 @@ def test_visitor_progress_is_merged_on_sign_up_without_reload(browser, server_ur
     assert page.locator("[data-announce] .announce__item").first.is_visible()
     assert "First page turned" in page.locator("[data-announce]").inner_text()
     assert page.locator("[data-mark-complete]").get_attribute("aria-pressed") == "true"
+    assert page.locator("[data-mark-complete]").inner_text() == "✓ Completed"  # no undo once in the account
     assert "saved to your account" in page.locator(".progress-card .local-note").inner_text()
     assert len(navigations) == navigations_after_landing  # no reload happened
     assert len(merges) == 1
@@ -99,4 +100,30 @@ def test_sign_in_form_shows_a_bilingual_error(browser, server_url):
     page.fill("input[name=password]", "wrong password 123")
     page.locator("form[data-auth-form] button[type=submit]").click()
     assert "사용자 이름 또는 비밀번호가 올바르지 않습니다." in page.locator(".form-error").inner_text()
+    context.close()
+
+
+def test_signed_in_mark_complete_goes_to_the_server(browser, server_url, artifacts):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR")
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    slug = "parallel-reduction"
+    page.goto(f"{server_url}/ko/signup?next=/ko/lessons/{slug}")
+    name = "학습자" + uuid.uuid4().hex[:4]
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.locator("form[data-auth-form] button[type=submit]").click()
+    page.wait_for_url(re.compile(rf"/ko/lessons/{slug}$"))
+    assert page.locator(".account-nav [data-account-name]").inner_text() == name
+    assert "계정에 저장됩니다" in page.locator(".progress-card .local-note").inner_text()
+    page.locator("[data-mark-complete]").click()
+    page.wait_for_function("document.querySelector('[data-strip]').dataset.completed.includes('parallel-reduction')")
+    assert "업적 달성" in page.locator("[data-announce]").inner_text()
+    assert page.evaluate("localStorage.getItem('mkc-progress-v1')") is None  # nothing local for an account
+    page.screenshot(path=str(artifacts / "accounts-ko-mark-complete.png"))
+    page.reload()
+    assert page.locator("[data-mark-complete]").get_attribute("aria-pressed") == "true"
+    assert errors == []
     context.close()
