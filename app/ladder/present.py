@@ -67,7 +67,7 @@ def overview_chart(rungs: list[RungText], results: LadderResults, lang: str, cha
     chart = charts.Chart(chart_id=chart_id, title=t["chart_title"] % {"size": size},
                          desc=t["chart_desc"] % {"size": size}, unit="TFLOP/s", rows=rows,
                          lines=lines, legend=legend, log=True)
-    return charts.render(chart)
+    return charts.render_both(chart)
 
 
 def caption(results: LadderResults, lang: str) -> str:
@@ -84,12 +84,12 @@ def rung_table(rung: RungText, results: LadderResults, lang: str) -> str:
         if entry is None:
             continue
         rows.append(f'<tr><td>{escape(size)}³</td><td class="num">{escape(charts.fmt_rate(results.rate(rung.stem, size)))}</td>'
-                    f'<td class="num">{escape(_ms(entry.get("median_ms")))}</td>'
-                    f'<td class="num">{escape(_pct(entry.get("vs_baseline")))}</td></tr>')
+                    f'<td class="num">{escape(_pct(entry.get("vs_baseline")))}</td>'
+                    f'<td class="num">{escape(_ms(entry.get("median_ms")))}</td></tr>')
     if not rows:
         return ""
     return (f'<div class="table-scroll"><table class="ladder-table"><thead><tr><th>{escape(t["size"])}</th>'
-            f'<th>{escape(t["rate"])}</th><th>{escape(t["ms"])}</th><th>{escape(t["pct"].format(baseline=baseline))}</th>'
+            f'<th>{escape(t["rate"])}</th><th>{escape(t["pct"].format(baseline=baseline))}</th><th>{escape(t["ms"])}</th>'
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
@@ -125,7 +125,7 @@ def compact_table(rungs: list[RungText], results: LadderResults, lang: str) -> s
         rows.append(f'<tr class="ladder-table__baseline"><td>{escape(BASELINE_NAMES[baseline])}</td>{cells}'
                     f'<td class="num">100 %</td></tr>')
     return (f'<div class="table-scroll"><table class="ladder-table ladder-table--compact"><thead><tr>'
-            f'<th>{escape(t["rung"])}</th>{head}<th class="num ladder-table__wrap">{escape(t["pct_short"].format(size=size + "³"))}</th>'
+            f'<th>{escape(t["rung"])}</th>{head}<th class="num">{escape(t["pct_short"].format(size=size + "³"))}</th>'
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 

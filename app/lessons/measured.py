@@ -124,7 +124,7 @@ def _chart(measurement: Measurement, t: dict[str, str]) -> str:
                                    tooltip=f"{name}, {size}: {charts.fmt_rate(value)} {e.get('unit', '')}"))
     chart = charts.Chart(chart_id=f"measured-{measurement.entries[0].get('exercise', 'x')}", title=t["chart_title"],
                          desc=t["chart_desc"], unit=" / ".join(sorted(units)), rows=rows)
-    svg = charts.render(chart)
+    svg = charts.render_both(chart)  # wide and narrow drawings; CSS picks one
     return f'<div class="chart chart--measured">{svg}</div>' if svg else ""
 
 

@@ -115,10 +115,15 @@ def test_reference_chart_is_wellformed_with_a_bar_per_table_row():
         measurement = newest_for([references], exercise)
         for lang in ("ko", "en"):
             html = render_measurement(measurement, lang)
-            (svg,) = _svgs(html)
-            assert svg.find(SVG_NS + "title").text and svg.find(SVG_NS + "desc").text
-            assert svg.get("role") == "img"
-            assert len(_bars(svg)) == len(measurement.entries)
+            drawings = _svgs(html)
+            assert [d.get("class") for d in drawings] == ["chart__svg chart__svg--wide", "chart__svg chart__svg--narrow"]
+            ids = set()
+            for svg in drawings:                                  # the same chart for wide and narrow screens
+                assert svg.find(SVG_NS + "title").text and svg.find(SVG_NS + "desc").text
+                assert svg.get("role") == "img"
+                ids |= {svg.find(SVG_NS + "title").get("id"), svg.find(SVG_NS + "desc").get("id")}
+                assert len(_bars(svg)) == len(measurement.entries)
+            assert len(ids) == 4, "ids in one page must be unique"
             assert "NVIDIA H200" in html and "2026-11-22" in html
 
 
@@ -212,8 +217,10 @@ def test_lessons_render_measured_chart_and_ladder_block(client_for, lang, slug, 
     links = re.findall(rf'href="/{lang}/ladder#rung-(\d\d)"', table)
     assert [int(n) for n in links] == list(rungs)
     assert re.findall(r'<tr class="ladder-table__baseline"><td>([^<]+)</td>', table) == baselines
-    (svg,) = _svgs(embed)
-    assert [b.get("data-label") for b in _bars(svg)] == [r.stem for r in RUNGS if r.number in rungs]
+    drawings = _svgs(embed)
+    assert len(drawings) == 2
+    for svg in drawings:
+        assert [b.get("data-label") for b in _bars(svg)] == [r.stem for r in RUNGS if r.number in rungs]
     assert "NVIDIA H200" in embed and "2026-11-22" in embed
     assert f'<a href="/{lang}/ladder">' in embed
 
