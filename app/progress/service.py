@@ -96,6 +96,40 @@ def mark_announced(session: Session, user: User, achievements: list[Achievement]
             UserAchievement.achievement_id.in_([a.id for a in achievements])).values(announced=True))
 
 
+# ---- XP: the rule over events, paid through the ledger ----------------------------------------
+
+def exercise_xp_from_specs(kernels_dir=None):
+    """exercise id -> (pass XP, {tier id: XP}) from kernels/<id>/spec.yaml (engine loader)."""
+    from kernels.engine import load_exercise
+    from kernels.engine.exercise import ExerciseSpecError, UnknownExercise
+
+    def lookup(exercise_id: str):
+        try:
+            spec = load_exercise(exercise_id, kernels_dir) if kernels_dir else load_exercise(exercise_id)
+        except (UnknownExercise, ExerciseSpecError, OSError):
+            return None
+        return spec.pass_xp, {t.id: t.xp for t in spec.tiers}
+    return lookup
+
+
+def settle_xp(session: Session, user: User, *, lesson_xp: dict[str, int] | None = None, kernels_dir=None) -> int:
+    """Pay every deed the current epoch's events are worth and that is not paid yet; returns XP paid."""
+    from app.progress.xp_rules import deeds
+
+    paid = 0
+    for deed in deeds(ev.current_events(session, user), lesson_xp or {}, exercise_xp_from_specs(kernels_dir)):
+        entry = ledger.pay(session, user, deed.source, deed.source_id, deed.amount)
+        paid += entry.amount if entry else 0
+    return paid
+
+
+def replay_history(session: Session, user: User, lessons: list[Lesson], kernels_dir=None) -> dict[str, Any]:
+    """Re-run every XP and achievement rule over the learner's history (e.g. after a new rule or
+    a content change that adds XP). Idempotent: what was paid or earned stays, nothing twice."""
+    paid = settle_xp(session, user, lesson_xp={l.slug: l.meta.xp for l in lessons}, kernels_dir=kernels_dir)
+    return {"xp_paid": paid, "achievements": award_achievements(session, user, frozenset(l.slug for l in lessons))}
+
+
 # ---- lesson reading (the only progress a browser may report) ----------------------------------
 
 def record_lesson_opened(session: Session, user: User, lesson: Lesson, lang: str) -> None:
@@ -122,7 +156,7 @@ def complete_lesson(session: Session, user: User, lesson: Lesson, lang: str | No
     if lang in ("ko", "en"):
         ev.record_event(session, user, ev.LANGUAGE_READ, subject=lesson.slug, lang=lang, source=source,
                         occurred_at=at, dedupe=f"{lesson.slug}:{lang}")
-    ledger.pay(session, user, "lesson", lesson.slug, lesson.meta.xp)
+    settle_xp(session, user, lesson_xp={lesson.slug: lesson.meta.xp})
     return added
 
 
@@ -199,8 +233,6 @@ def record_grading_result(session: Session, user_id: int, exercise_id: str, subm
     says it was met. Safe to call twice for the same submission (nothing pays or counts twice).
     Returns {"xp_paid": int, "achievements": [Achievement, ...]}. The caller commits.
     """
-    from kernels.engine import load_exercise
-
     user = session.get(User, user_id)
     if user is None:
         raise LookupError(f"no user {user_id}")
@@ -211,23 +243,16 @@ def record_grading_result(session: Session, user_id: int, exercise_id: str, subm
                     data={"submission": str(submission_id), "verdict": verdict, "compiled": compiled})
     paid = 0
     if verdict == "PASSED":
-        spec = load_exercise(exercise_id, kernels_dir) if kernels_dir else load_exercise(exercise_id)
+        # which tiers were met is the grader's word; what they are worth is the spec's
         ev.record_event(session, user, ev.EXERCISE_PASSED, subject=exercise_id, source="grader", dedupe=key,
-                        data={"submission": str(submission_id)})
-        entry = ledger.pay(session, user, "exercise_pass", exercise_id, spec.pass_xp, note=key)
-        paid += entry.amount if entry else 0
-        spec_tiers = {t.id: t for t in spec.tiers}
-        for tier in result.tiers:
-            if tier.met and tier.id in spec_tiers:
-                entry = ledger.pay(session, user, "exercise_tier", f"{exercise_id}:{tier.id}",
-                                   spec_tiers[tier.id].xp, note=key)
-                paid += entry.amount if entry else 0
+                        data={"submission": str(submission_id), "tiers_met": [t.id for t in result.tiers if t.met]})
         for speedup in result.speedups:
-            if speedup.against in ("naive", "tiled"):
+            if speedup.against in ("naive", "tiled", "baseline"):
                 ev.record_event(session, user, ev.SPEEDUP_REACHED, subject=exercise_id, source="grader",
                                 value=float(speedup.ci_low), dedupe=f"{key}:{speedup.against}",
                                 data={"against": speedup.against, "value": speedup.value,
                                       "ci_low": speedup.ci_low, "submission": str(submission_id)})
+        paid = settle_xp(session, user, kernels_dir=kernels_dir)
     new = award_achievements(session, user, lesson_slugs)
     return {"xp_paid": paid, "achievements": new}
 

@@ -103,3 +103,38 @@ def test_comment_hooks_award_on_synthetic_events(db):
     assert [a.id for a in service.record_comment_posted(db, user, 11)] == ["first_comment"]
     assert service.record_reply_marked_helpful(db, user, 12, marked_by=user.id) == []  # own mark: no
     assert [a.id for a in service.record_reply_marked_helpful(db, user, 13, marked_by=user.id + 1)] == ["helpful_reply"]
+
+
+def test_xp_rule_over_synthetic_events():
+    import datetime as dt
+
+    from app.progress.events import EventView
+    from app.progress.xp_rules import Deed, deeds
+
+    t = dt.datetime(2026, 11, 1)
+    events = [EventView(ev.LESSON_COMPLETED, t, "a"), EventView(ev.LESSON_COMPLETED, t, "a"),
+              EventView(ev.LESSON_COMPLETED, t, "unknown"), EventView(ev.LESSON_COMPLETED, t, "free"),
+              EventView(ev.EXERCISE_PASSED, t, "gemm", data={"tiers_met": ["fast", "made_up"]}),
+              EventView(ev.EXERCISE_PASSED, t, "gone", data={"tiers_met": []})]
+    specs = {"gemm": (40, {"fast": 10, "faster": 20})}
+    got = deeds(events, {"a": 30, "free": 0}, specs.get)
+    assert sorted(got, key=lambda d: d.source_id) == [Deed("lesson", "a", 30), Deed("exercise_pass", "gemm", 40),
+                                                      Deed("exercise_tier", "gemm:fast", 10)]
+
+
+def test_replay_history_pays_what_events_are_worth_once(db, settings):
+    """Events recorded without payment (e.g. before a rule existed) are paid by a replay, once."""
+    from app.lessons.catalog import load_catalog
+    from app.templating import STATIC_DIR
+
+    lessons = load_catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir).visible()
+    user = user_of(db)
+    ev.record_event(db, user, ev.LESSON_COMPLETED, subject=lessons[0].slug)
+    ev.record_event(db, user, ev.EXERCISE_PASSED, subject="gemm", data={"tiers_met": ["beat_naive"]})
+    spec = load_exercise("gemm")
+    expected = lessons[0].meta.xp + spec.pass_xp + {t.id: t.xp for t in spec.tiers}["beat_naive"]
+    first = service.replay_history(db, user, lessons)
+    assert first["xp_paid"] == expected == ledger.total_xp(db, user)
+    assert {a.id for a in first["achievements"]} == {"first_lesson", "first_correct"}
+    again = service.replay_history(db, user, lessons)
+    assert again == {"xp_paid": 0, "achievements": []} and ledger.total_xp(db, user) == expected
