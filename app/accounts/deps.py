@@ -52,13 +52,17 @@ async def csrf_protect(request: Request, auth: authn.Auth | None = Depends(curre
     """
     if request.method in SAFE_METHODS or (auth is not None and auth.via == "token"):
         return
-    origin = request.headers.get("origin")
-    if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host", ""):
-        raise AccountsError(403, "csrf")
-    expected = auth.csrf_token if auth is not None else request.cookies.get(authn.VISITOR_CSRF_COOKIE)
     sent = request.headers.get("x-csrf-token")
     if sent is None and request.headers.get("content-type", "").startswith(
             ("application/x-www-form-urlencoded", "multipart/form-data")):
         sent = (await request.form()).get("csrf_token")
+    verify_csrf(request, auth, sent)
+
+
+def verify_csrf(request: Request, auth: authn.Auth | None, sent) -> None:
+    origin = request.headers.get("origin")
+    if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host", ""):
+        raise AccountsError(403, "csrf")
+    expected = auth.csrf_token if auth is not None else request.cookies.get(authn.VISITOR_CSRF_COOKIE)
     if not expected or not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), expected.encode()):
         raise AccountsError(403, "csrf")

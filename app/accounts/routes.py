@@ -9,7 +9,8 @@ from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
 from app.accounts import users
-from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth, require_permission
+from app.accounts.deps import (csrf_protect, current_auth, db_session, require_auth, require_permission,
+                               verify_csrf)
 from app.accounts.messages import AccountsError, message
 from app.accounts.models import User
 from app.accounts.roles import ROLES
@@ -101,9 +102,12 @@ def signin_submit(lang: str, request: Request, username: str = Form(""), passwor
     return _signed_in_redirect(request, db, user, next, lang)
 
 
-@router.post("/signout", dependencies=CSRF)
-def signout(request: Request, next: str = Form(""), auth=Depends(current_auth), db: Session = Depends(db_session)):
+@router.post("/signout")
+def signout(request: Request, next: str = Form(""), csrf_token: str = Form(""), auth=Depends(current_auth),
+            db: Session = Depends(db_session)):
+    # Already signed out (e.g. the session expired under an open page): nothing to protect, just go.
     if auth is not None:
+        verify_csrf(request, auth, csrf_token)
         authn.end_session(db, auth)
         db.commit()
     lang = next[1:3] if safe_next(next, "ko") == next else "ko"

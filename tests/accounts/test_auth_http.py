@@ -224,3 +224,12 @@ def test_limits_and_session_lifetime_from_the_environment(monkeypatch):
     assert (cfg.signup_per_ip.limit, cfg.signup_per_ip.window) == (20, 60)
     assert cfg.session_ttl == dt.timedelta(minutes=90)
     assert (cfg.signin_per_ip.limit, cfg.signin_per_ip.window) == (40, 300)  # unreadable: the default
+
+
+def test_signing_out_of_an_expired_session_just_leaves(user_client, app):
+    csrf = page_csrf(user_client)
+    with app.state.session_factory() as db:
+        db.execute(update(AuthSession).values(expires_at=dt.datetime(2020, 1, 1)))
+        db.commit()
+    response = user_client.post("/signout", data={"csrf_token": csrf, "next": "/ko/"}, follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "/ko/"
