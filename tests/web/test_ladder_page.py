@@ -171,6 +171,7 @@ def test_numbers_come_from_the_results_file(tmp_path, client_for, lang):
         html = client.get(f"/{lang}/ladder").text
         lesson = client.get(f"/{lang}/lessons/{LESSON_05}").text
     assert "Test GPU 9000" in html and "2031-01-02" in html
+    assert html.count("Test GPU 9000") > len(RUNGS) and html.count("2031-01-02") > len(RUNGS)  # chart + every rung
     assert "NVIDIA H200" not in html
     for i, rung in enumerate(RUNGS):
         assert f"{77.7 + i:.1f}" in html, rung.stem                           # TFLOP/s at 4096
