@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -123,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--users", type=int, default=200)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
+    ap.add_argument("--keep-log", default=None, help="copy the server's log to this file")
     args = ap.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="mkc-soak-") as tmp:
@@ -134,7 +136,13 @@ def main(argv: list[str] | None = None) -> int:
             tally = asyncio.run(soak(server, tokens, args.seconds))
             elapsed = time.monotonic() - started
             rows = count_rows(server.db_url, tally)
-            log_tail = server.log.read_text(errors="replace")[-2000:]
+            log_text = server.log.read_text(errors="replace")
+            # the distinct error lines the server logged (e.g. "database is locked"), with counts
+            log_errors = Counter(line.strip()[:160] for line in log_text.splitlines()
+                                 if re.match(r"^\w*(Error|Exception)\b|^[\w.]+(Error|Exception):", line.strip()))
+            log_tail = log_text[-2000:]
+            if args.keep_log:
+                Path(args.keep_log).write_text(log_text)
         finally:
             server.stop()
 
@@ -155,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
           f"lesson XP {rows['lost_xp']} (of {len(tally.completed)} completed pairs); "
           f"rows without a 202: {rows['extra_submission_rows']}")
     ok = five == 0 and not tally.errors and rows["lost_submissions"] == rows["lost_completions"] == rows["lost_xp"] == 0
+    if log_errors:
+        print("server log errors: " + "; ".join(f"{n}x {line}" for line, n in log_errors.most_common(8)))
     print("PASS" if ok else "FAIL")
     if not ok:
         print("server log tail:\n" + log_tail, file=sys.stderr)

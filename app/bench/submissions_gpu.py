@@ -94,7 +94,7 @@ def bench(client: Client, users: list[str], n: int, deadline: float) -> dict:
 
         return (datetime.fromisoformat(v[b].rstrip("Z")) - datetime.fromisoformat(v[a].rstrip("Z"))).total_seconds() * 1000
 
-    done = [v for v in views.values() if v["state"] == "done"]
+    done = [v for v in views.values() if v["state"] == "done" and v["started_at"] and v["finished_at"]]
     turnaround = [ms(v, "created_at", "finished_at") for v in done]
     service = [ms(v, "started_at", "finished_at") for v in done]
     dequeue = [v["dequeue_to_engine_ms"] for v in done]

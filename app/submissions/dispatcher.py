@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.submissions import lanes, queue, states
@@ -130,6 +131,9 @@ class Dispatcher:
         while not self._stop.is_set():
             try:
                 ran = self.step()
+            except OperationalError as exc:  # e.g. SQLite busy past its timeout under heavy load
+                log.warning("dispatcher step: database busy (%s); retrying", str(exc.orig)[:80])
+                ran = False
             except Exception:
                 log.exception("dispatcher step failed")
                 ran = False
@@ -146,7 +150,12 @@ class Dispatcher:
             return self.holds_lane
         self._lane_checked_at = now
         with self.session_factory() as db:
-            held, previous = lanes.acquire(db, self.lane, self.owner, self.config.lease_seconds)
+            try:
+                held, previous = lanes.acquire(db, self.lane, self.owner, self.config.lease_seconds)
+            except OperationalError:
+                self.holds_lane = False  # unsure whether the lease was renewed: claim nothing new
+                self._lane_checked_at = float("-inf")  # and ask again at the next poll
+                raise
             if held and not self.holds_lane:
                 requeued = queue.requeue_lane(db, self.lane, self.owner)
                 if requeued:
@@ -216,6 +225,11 @@ class Dispatcher:
         verdict = getattr(result.verdict, "value", str(result.verdict))
         awaiting = verdict == "UNAVAILABLE" and result.message.code == "UNAVAILABLE_NO_GPU"
         state = states.AWAITING_GPU if awaiting else states.DONE
+        if awaiting and self.gpu:
+            # Told to use a GPU, but the engine found none: stop claiming awaiting_gpu jobs, or we
+            # would take the same ones back forever.
+            log.error("lane %s expects a GPU but the engine has none; compiling only from now on", self.lane)
+            self.gpu = False
         with self.session_factory() as db:
             stored = queue.finish(db, job.id, self.owner, state, result.to_json(), verdict)
             if stored and state == states.DONE:

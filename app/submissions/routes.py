@@ -6,7 +6,9 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.accounts.deps import csrf_protect, require_auth
+from sqlalchemy.orm import Session
+
+from app.accounts.deps import csrf_protect, db_session, require_auth
 from app.accounts.roles import can
 from app.routes.language import preferred_language
 from app.submissions import events, intake, queue
@@ -47,22 +49,23 @@ def _limits(request: Request) -> intake.Limits:
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
                  "schema": SubmissionRequest.model_json_schema(ref_template="#/components/schemas/{model}"),
                  "example": SubmissionRequest.model_config["json_schema_extra"]["examples"][0]}}}})
-async def create_submission(exercise_id: str, request: Request, auth=Depends(signed_in_with_csrf)):
+async def create_submission(exercise_id: str, request: Request, auth=Depends(signed_in_with_csrf),
+                            db: Session = Depends(db_session)):
     """Store a kernel for grading and answer at once (202) with its id.
 
     The row is stored before anything else happens; a dispatcher grades it later. Oversized
     (> 64 KiB of source) or malformed requests are refused with a 4xx and not stored. Launch
     requests that are well-formed but over the GPU's limits are graded (RUNTIME_ERROR result).
     """
+    await run_in_threadpool(db.commit)  # auth is read: hold no connection while the body arrives
     raw = await intake.read_body(request)
     body = intake.parse_body(raw, request.headers.get("content-type", ""))
     if len(exercise_id) > 64 or not await run_in_threadpool(intake.exercise_exists, exercise_id):
         raise SubmissionError(404, "unknown_exercise", {"exercise": exercise_id[:64]})
 
     def store():
-        with request.app.state.session_factory() as db:
-            row = intake.store(db, auth.user, exercise_id, body, _limits(request))
-            return row, queue.position(db, row)
+        row = intake.store(db, auth.user, exercise_id, body, _limits(request))
+        return row, queue.position(db, row)
 
     row, position = await run_in_threadpool(store)
     submissions = request.app.state.submissions
@@ -72,35 +75,43 @@ async def create_submission(exercise_id: str, request: Request, auth=Depends(sig
                         headers={"Location": view["links"]["self"]})
 
 
-def _load_visible(request: Request, auth, sub_id: int) -> tuple[dict, Submission]:
-    with request.app.state.session_factory() as db:
-        row = db.get(Submission, sub_id)
-        reviewer = can(auth.user.role, REVIEW)
-        if row is None or (row.user_id != auth.user.id and not reviewer):
-            raise SubmissionError(404, "not_found")  # never tell whether someone else's id exists
-        view = submission_json(row, lang=_lang(request), position=queue.position(db, row), include_source=True)
-        return view, row
+def _load_visible(request: Request, auth, sub_id: int, db: Session) -> tuple[dict, Submission]:
+    row = db.get(Submission, sub_id, populate_existing=True)
+    reviewer = can(auth.user.role, REVIEW)
+    if row is None or (row.user_id != auth.user.id and not reviewer):
+        db.commit()  # ends the read (commit, unlike rollback, keeps auth.user loaded)
+        raise SubmissionError(404, "not_found")  # never tell whether someone else's id exists
+    view = submission_json(row, lang=_lang(request), position=queue.position(db, row), include_source=True)
+    db.commit()  # end the read: the connection goes back to the pool at once
+    return view, row
 
 
 @router.get("/submissions/{sub_id}", response_model=SubmissionView, responses=ERROR_RESPONSES)
-async def get_submission(sub_id: int, request: Request, auth=Depends(require_auth)):
+async def get_submission(sub_id: int, request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
     """State (with queue position while queued) and, once graded, the engine's Result as is.
 
     Only the author and graders/admins can see a submission (others get 404)."""
-    view, _ = await run_in_threadpool(_load_visible, request, auth, sub_id)
+    view, _ = await run_in_threadpool(_load_visible, request, auth, sub_id, db)
     return JSONResponse(view, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/submissions/{sub_id}/events", responses={200: {"content": {"text/event-stream": {}}}, **ERROR_RESPONSES})
-async def submission_events(sub_id: int, request: Request, auth=Depends(require_auth)):
+async def submission_events(sub_id: int, request: Request, auth=Depends(require_auth),
+                            db: Session = Depends(db_session)):
     """Server-sent events: ``event: state`` with the submission's JSON at every change
     (queued with position -> compiling -> checking -> timing -> done, or awaiting_gpu). The
     stream ends at done/awaiting_gpu; poll ``GET /api/submissions/{id}`` as a fallback."""
-    await run_in_threadpool(_load_visible, request, auth, sub_id)  # 404 before streaming
+    await run_in_threadpool(_load_visible, request, auth, sub_id, db)  # 404 before streaming
+    await run_in_threadpool(db.close)  # a stream may last minutes: hold no connection meanwhile
+    factory = request.app.state.session_factory
+
+    def load():
+        with factory() as own:
+            return _load_visible(request, auth, sub_id, own)
 
     async def read():
         try:
-            view, _ = await run_in_threadpool(_load_visible, request, auth, sub_id)
+            view, _ = await run_in_threadpool(load)
         except SubmissionError:
             return None
         view.pop("source", None)  # the stream repeats; the code is in GET already
@@ -113,16 +124,18 @@ async def submission_events(sub_id: int, request: Request, auth=Depends(require_
 
 
 @router.get("/exercises/{exercise_id}/submissions", response_model=SubmissionList, responses=ERROR_RESPONSES)
-async def list_submissions(exercise_id: str, request: Request, auth=Depends(require_auth)):
+async def list_submissions(exercise_id: str, request: Request, auth=Depends(require_auth),
+                           db: Session = Depends(db_session)):
     """Your 50 latest submissions for one exercise, newest first (no code, no result: GET one for that)."""
     from sqlalchemy import select
 
     def load():
-        with request.app.state.session_factory() as db:
-            rows = db.scalars(select(Submission).where(Submission.user_id == auth.user.id,
-                                                       Submission.exercise_id == exercise_id)
-                              .order_by(Submission.id.desc()).limit(50))
-            return [submission_json(r, lang=_lang(request), position=queue.position(db, r), include_source=False,
-                                    include_result=False) for r in rows]
+        rows = db.scalars(select(Submission).where(Submission.user_id == auth.user.id,
+                                                   Submission.exercise_id == exercise_id)
+                          .order_by(Submission.id.desc()).limit(50)).all()
+        views = [submission_json(r, lang=_lang(request), position=queue.position(db, r), include_source=False,
+                                 include_result=False) for r in rows]
+        db.commit()
+        return views
 
     return JSONResponse({"submissions": await run_in_threadpool(load)}, headers={"Cache-Control": "no-store"})

@@ -69,3 +69,37 @@ def test_phases_reach_the_event_stream(sub_settings, make_client, api_for, fake_
     assert set(states) <= {"queued", "compiling", "checking", "timing", "done"}
     view = kim.get(sub_id).json()
     assert view["verdict"] == "PASSED" and view["dequeue_to_engine_ms"] is not None
+
+
+def test_grading_runs_off_the_event_loop_and_keeps_its_lease(sub_settings, make_client, api_for, fake_gpu, monkeypatch):
+    """While a (slow) GPU run is in progress the server still answers at once, the row shows
+    the phase, and the keeper renews the short lease so no other dispatcher can steal the job."""
+    import threading
+    import time
+
+    import kernels.engine.gpu as gpu
+
+    release = threading.Event()
+    inside = threading.Event()
+    fast_run = gpu.run_job
+
+    def slow_run(exercise, compiled, plan, on_phase=None, **kw):
+        on_phase("checking")
+        inside.set()
+        release.wait(20)
+        return fast_run(exercise, compiled, plan, on_phase, **kw)
+
+    monkeypatch.setattr(gpu, "run_job", slow_run)
+    client = make_client(sub_settings(dispatcher_enabled=True, dispatcher_gpu="on", submission_lease_seconds=0.6))
+    kim = api_for(client, "kim")
+    sub_id = kim.submit(gemm_source("slow")).json()["id"]
+    assert inside.wait(30)
+    t0 = time.perf_counter()
+    assert client.get("/healthz").status_code == 200 and kim.get(sub_id).json()["state"] == "checking"
+    assert time.perf_counter() - t0 < 5.0  # the job itself is blocked for up to 20 s
+    time.sleep(1.5)  # well past the 0.6 s lease: only renewal keeps it
+    rival = Dispatcher(client.app.state.session_factory, DispatcherConfig(gpu=True, lane="elsewhere:gpu0"))
+    assert not rival.step()  # the job's lease is alive: nothing to claim
+    release.set()
+    view = kim.wait(sub_id)
+    assert view["state"] == "done" and view["verdict"] == "PASSED" and view["attempts"] == 1
