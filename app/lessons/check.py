@@ -191,7 +191,8 @@ def check_course(lessons_dir: Path, static_dir: Path, kernels_dir: Path, *, comp
                 if block.language == "cuda" and block.fragment:
                     report.fragments += 1
                 elif block.language == "cuda":
-                    report.compiled += compile_cuda
+                    if compile_cuda:
+                        report.compiled += 1
                     if lesson.published and lang == "en":
                         kernels.add(normalized(block.code))
         if compile_cuda:

@@ -4,7 +4,7 @@
 A link target is one of
 - an external page: ``https://host/...`` (``http://`` is accepted with a warning; ``mailto:`` too);
 - an in-page anchor: ``#section``;
-- a site page: ``/ko/`` or ``/en/``, ``/<lang>/lessons/<slug>`` (optionally ``#anchor``);
+- a site page: ``/ko/`` or ``/en/``, ``/<lang>/lessons/<slug>`` (optionally ``#anchor``), ``/<lang>/ladder``;
 - a static file: ``/static/<path>`` that exists under static/.
 Anything else (an empty target, spaces, ``javascript:``, ``file:``, ``//host``, a relative
 ``foo.md``) is malformed. Images must be static files: the site serves no third-party images.
@@ -25,7 +25,9 @@ from app.core.config import LANGUAGES
 _LINK = re.compile(r"(!?)\[((?:\\.|[^\]\\])*)\]\(([^)]*)\)")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 _TITLED = re.compile(r'^(\S+)\s+"[^"]*"$')  # [text](url "title")
-_PAGE = re.compile(r"^/(?P<lang>[a-z]{2})/(?:lessons/(?P<slug>[a-z0-9-]+))?$")
+_PAGE = re.compile(r"^/(?P<lang>[a-z]{2})/(?:lessons/(?P<slug>[a-z0-9-]+)|(?P<page>[a-z-]+))?$")
+# Site pages (besides lessons) that a lesson may link to, as /<lang>/<page>.
+SITE_PAGES = frozenset({"ladder"})
 _PARSER = MarkdownIt("commonmark").enable(["table"])
 
 
@@ -100,6 +102,9 @@ def judge(target: str, *, image: bool, static_dir: Path, slugs: dict[str, bool],
     page = _PAGE.match(path)
     if page and page.group("lang") in LANGUAGES:
         slug = page.group("slug")
+        if page.group("page") is not None:
+            return None if page.group("page") in SITE_PAGES else Verdict(
+                "error", f"unknown internal link {url}: site pages are {', '.join(sorted(SITE_PAGES))}")
         if slug is None:
             return None
         if slug not in slugs:

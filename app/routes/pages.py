@@ -10,13 +10,15 @@ import re
 import time
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import SESSION_COOKIE
 from app.core.config import LANGUAGES
 from app.lessons.catalog import Lesson
+from app.lessons.guide import guide_html
+from app.lessons.preview import preview_auth, show_drafts
 from app.progress.learner import LearnerState, visitor_state
 from app.progress.page_state import ReaderView, signed_in_view
 from app.rendering.markdown import MEASURED_PATTERN, render_markdown
@@ -97,7 +99,8 @@ async def course_index(lang: str, request: Request):
     _check_lang(lang)
     state = request.app.state
     snapshot = state.catalog.snapshot()
-    lessons = snapshot.visible(state.settings.show_drafts)
+    drafts = await show_drafts(request, snapshot)  # instructors and admins only
+    lessons = snapshot.visible(drafts)
     slugs = [l.slug for l in lessons]
 
     def build(reader: dict | None = None) -> str:
@@ -114,7 +117,7 @@ async def course_index(lang: str, request: Request):
     view = await _reader_view(request, lang, lessons)
     if view is not None:
         return _respond_signed_in(request, lang, view, build, slugs)
-    page = state.page_cache.page(("index", lang, state.settings.show_drafts), (snapshot,), build)
+    page = state.page_cache.page(("index", lang, drafts), (snapshot,), build)
     return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), slugs))
 
 
@@ -125,9 +128,12 @@ async def lesson_page(lang: str, slug: str, request: Request):
         raise HTTPException(status_code=404)
     state = request.app.state
     snapshot = state.catalog.snapshot()
-    lessons = snapshot.visible(state.settings.show_drafts)
     lesson = snapshot.get(slug)
-    if lesson is None or lesson not in lessons:
+    if lesson is None:
+        raise HTTPException(status_code=404)
+    drafts = await show_drafts(request, snapshot)  # a draft is a 404 for all but instructors and admins
+    lessons = snapshot.visible(drafts)
+    if lesson not in lessons:
         raise HTTPException(status_code=404)
     exercise = state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
     deps = (snapshot, _results_version(request), exercise)
@@ -154,6 +160,39 @@ async def lesson_page(lang: str, slug: str, request: Request):
     if view is not None:
         state.views.hit(lesson.slug, lang)
         return _respond_signed_in(request, lang, view, build, [l.slug for l in lessons])
-    page = state.page_cache.page(("lesson", lang, slug, state.settings.show_drafts), deps, build)
+    page = state.page_cache.page(("lesson", lang, slug, drafts), deps, build)
     state.views.hit(lesson.slug, lang)
     return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), [l.slug for l in lessons]))
+
+
+@router.get("/{lang}/authoring", include_in_schema=False)
+async def authoring(lang: str, request: Request):
+    """Instructors' preview of the whole catalog: every lesson (drafts too), the catalog's
+    problems, and the authoring guide. A 404 for everyone else."""
+    _check_lang(lang)
+    auth = await run_in_threadpool(preview_auth, request)
+    if auth is None:
+        raise HTTPException(status_code=404)
+    state = request.app.state
+    snapshot = state.catalog.snapshot()
+    root = state.settings.lessons_dir.parent
+    entries = []
+    for lesson in snapshot.lessons:
+        text, fallback = lesson.text(lang)
+        entries.append({"lesson": lesson, "title": text.title, "fallback": fallback,
+                        "languages": sorted(lesson.texts), "words": {k: t.word_count for k, t in lesson.texts.items()}})
+
+    def shown(path) -> str:
+        try:
+            return str(path.relative_to(root))
+        except ValueError:
+            return str(path)
+
+    problems = [{"where": f"{shown(p.file)}:{p.line}", "severity": p.severity, "message": p.message}
+                for p in snapshot.problems]
+    context = page_context(lang, "/authoring", state.settings.site_name)
+    guide = await run_in_threadpool(guide_html, state.settings.lessons_dir, lang)
+    context.update(user=auth.user, csrf_token=auth.csrf_token, entries=entries, problems=problems,
+                   guide=Markup(guide) if guide else None)
+    html = state.templates.get_template("authoring.html").render(context)
+    return HTMLResponse(html, headers={"Cache-Control": "private, no-store"})
