@@ -148,8 +148,11 @@ def main(argv: list[str] | None = None) -> int:
 
     total = sum(sum(c.values()) for c in tally.status.values())
     five = sum(n for c in tally.status.values() for s, n in c.items() if s >= 500)
+    import os
+
     print(f"soak: {args.users} users, {elapsed:.1f} s, {args.workers} worker(s), {total} requests "
-          f"({total / elapsed:.0f}/s), localhost")
+          f"({total / elapsed:.0f}/s), localhost; {os.cpu_count()} CPUs, load average at the end "
+          f"{os.getloadavg()[0]:.1f} (other work on the machine inflates the latencies)")
     print(f"{'action':<9} {'requests':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}  statuses")
     for kind in ("lesson", "progress", "submit", "poll"):
         lat = tally.latency.get(kind, [])
