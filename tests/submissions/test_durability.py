@@ -67,3 +67,30 @@ def test_fifty_submissions_survive_kill_minus_nine(tmp_path):
         assert attempts == 10 and unrecorded == 0  # each finished submission recorded exactly once
     finally:
         restarted.stop()
+
+
+def test_two_uvicorn_workers_never_run_two_jobs_at_once_on_one_lane(tmp_path):
+    """Each worker process starts a dispatcher; only the lane holder grades, one job at a time."""
+    server = Server(tmp_path / "srv", workers=2, **SETTINGS).start()
+    try:
+        tokens = add_users(server.db_url, [f"worker{i}" for i in range(4)])
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            for n in range(16):
+                name = f"worker{n % 4}"
+                r = http.post("/api/exercises/gemm/submissions", headers={"Authorization": f"Bearer {tokens[name]}"},
+                              json={"source": gemm_source(f"two workers {n}"), "launch": GEMM_LAUNCH})
+                assert r.status_code == 202, r.text
+        deadline = time.monotonic() + 60
+        while counts(server.db_url).get("awaiting_gpu", 0) < 16 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert counts(server.db_url) == {"awaiting_gpu": 16}
+        engine = create_engine(server.db_url)
+        with engine.connect() as conn:
+            spans = conn.execute(text("SELECT claimed_at, finished_at, lane FROM submission ORDER BY claimed_at")).all()
+            lane_rows = conn.execute(text("SELECT COUNT(*) FROM dispatcher_lane")).scalar()
+        engine.dispose()
+    finally:
+        server.stop()
+    assert lane_rows == 1 and len({lane for _, _, lane in spans}) == 1
+    for (_, finished, _), (claimed, _, _) in zip(spans, spans[1:]):
+        assert finished <= claimed  # the next job was claimed only after the previous one finished
