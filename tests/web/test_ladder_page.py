@@ -246,3 +246,17 @@ def test_page_cache_follows_a_new_results_file(tmp_path, client_for):
         assert doc["gpu"]["name"] == "Second GPU"
         html = client.get("/en/ladder").text
     assert "Second GPU" in html and "First GPU" not in html
+
+
+def test_signed_in_reader_gets_their_own_uncached_page(client_for):
+    """A signed-in reader's header names them (the page is rendered for them, never cached)."""
+    with client_for(REAL_RESULTS) as client:
+        token = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/en/signup").text).group(1)
+        password = "correct horse battery"
+        client.post("/en/signup", data={"csrf_token": token, "username": "ladderfan", "password": password,
+                                        "password2": password, "tz": "UTC", "next": "/en/"}, follow_redirects=False)
+        page = client.get("/en/ladder")
+    assert page.status_code == 200
+    assert "data-account-name>ladderfan<" in page.text
+    assert page.headers["cache-control"] == "private, no-store"
+    assert page.text.count('id="rung-') >= len(RUNGS)
