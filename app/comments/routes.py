@@ -4,7 +4,7 @@ tokens skip CSRF as the accounts code decides). A read-only HTML page lists a le
 for readers without JavaScript."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse
@@ -25,19 +25,21 @@ from app.i18n import ngettext_for
 router = APIRouter()
 
 
+# Text fields accept any JSON value: a non-string is refused by the service with the usual
+# bilingual "empty" message instead of a framework validation error.
 class NewComment(BaseModel):
-    body: str = ""
+    body: Any = ""
     lang: str = "ko"
     parent_id: Optional[int] = None
 
 
 class EditComment(BaseModel):
-    body: str = ""
+    body: Any = ""
     lang: Optional[str] = None
 
 
 class ReportComment(BaseModel):
-    reason: str = ""
+    reason: Any = ""
     lang: Optional[str] = None
 
 

@@ -119,6 +119,7 @@ def test_xss_corpus_never_runs_in_chromium(browser, comments_server, artifacts):
         for lang in ("en", "ko"):
             page.goto(f"{comments_server}/{lang}/lessons/{LESSON}#comments")
             page.wait_for_selector("[data-comments][data-loaded='1']")
+            assert page.locator("[data-comment-form]").count() == (1 if cookies else 0)  # really signed in
             list_url = f"{comments_server}/{lang}/lessons/{LESSON}/comments?sort=oldest"
             seen = []
             for _ in range(8):  # walk every page of the thread
@@ -128,8 +129,11 @@ def test_xss_corpus_never_runs_in_chromium(browser, comments_server, artifacts):
                 nxt = page.locator("[data-comments-page]").last
                 if nxt.count() == 0 or "→" not in nxt.inner_text():
                     break
+                first_id = page.locator("[data-comment-id]").first.get_attribute("data-comment-id")
                 nxt.click()
-                page.wait_for_timeout(300)
+                page.wait_for_function("(id) => document.querySelector('[data-comment-id]')"
+                                       " && document.querySelector('[data-comment-id]').dataset.commentId !== id",
+                                       arg=first_id)
             assert sum(seen) == len(PAYLOADS)
             # hover and click every link inside comments: none may run anything
             for link in page.locator(".comment__body a").all():
