@@ -109,5 +109,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(reports_router)
     app.include_router(ladder_router)  # /{lang}/ladder
     submissions.install(app)  # /api/exercises/{id}/submissions, /api/submissions/{id}[/events]
+    from app.graders.api import router as graders_api_router
+    from app.graders.pages import router as graders_pages_router
+    from app.panel.routes import api_router as panel_api_router, router as panel_router
+
+    app.include_router(panel_api_router)  # /api/panel/... (exercise config for the editor)
+    app.include_router(graders_api_router)  # /api/graders/... before /{lang}/graders/... (same depth)
+    app.include_router(panel_router)  # /{lang}/panel/... fragments
+    app.include_router(graders_pages_router)  # /{lang}/graders dashboard
     app.include_router(pages.fallback_router)
     return app

@@ -36,3 +36,4 @@ from app.comments import models as _comment_models  # noqa: E402,F401
 from app.notifications import models as _notification_models  # noqa: E402,F401
 from app.reports import models as _report_models  # noqa: E402,F401
 from app.submissions import models as _submission_models  # noqa: E402,F401
+from app.graders import models as _grader_models  # noqa: E402,F401

@@ -1,0 +1,107 @@
+"""The graders' API: the same data as the dashboard, for a personal API token (Bearer) or the
+browser session. Reading is GET; note/override/re-run are POST (CSRF for cookie callers)."""
+from __future__ import annotations
+
+import json
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from app.accounts.deps import csrf_protect, require_permission
+from app.accounts.models import User
+from app.graders import listing, reviews
+from app.graders.messages import ERRORS, text
+from app.routes.language import preferred_language
+
+router = APIRouter(prefix="/api/graders", tags=["graders"])
+REVIEW = "submissions.review"
+
+
+def _lang(request: Request) -> str:
+    lang = request.query_params.get("lang")
+    return lang if lang in ("ko", "en") else preferred_language(request, request.app.state.settings.default_language)
+
+
+async def reviewer_with_csrf(request: Request, auth=Depends(require_permission(REVIEW))):
+    """401 signed out, 403 for learners, then cookie callers must carry the CSRF token."""
+    await csrf_protect(request, auth)
+    return auth
+
+
+def _records(request: Request, with_result: bool) -> list[dict]:
+    filters = listing.Filters.parse(request.query_params)
+    with request.app.state.session_factory() as db:
+        return [listing.export_record(r, with_result=with_result) for r in listing.list_rows(db, filters)]
+
+
+@router.get("/submissions")
+async def list_json(request: Request, auth=Depends(require_permission(REVIEW))):
+    """Every submission matching ?exercise=&learner=&verdict=&from=&to= (flagged first), with
+    the engine's Result, the source and the audit trail. Add ?download=1 for a file."""
+    records = await run_in_threadpool(_records, request, True)
+    headers = {"Cache-Control": "no-store"}
+    if request.query_params.get("download"):
+        headers["Content-Disposition"] = 'attachment; filename="submissions.json"'
+    return JSONResponse({"submissions": records, "count": len(records)}, headers=headers)
+
+
+@router.get("/submissions.csv")
+async def list_csv(request: Request, auth=Depends(require_permission(REVIEW))):
+    """The same rows as CSV (one line per submission, no source)."""
+    records = await run_in_threadpool(_records, request, False)
+    return Response(listing.to_csv(records), media_type="text/csv; charset=utf-8",
+                    headers={"Cache-Control": "no-store",
+                             "Content-Disposition": 'attachment; filename="submissions.csv"'})
+
+
+def _error(request: Request, exc: reviews.ReviewError) -> JSONResponse:
+    return JSONResponse({"error": exc.code, "message": text(ERRORS, exc.code, _lang(request))}, status_code=exc.status)
+
+
+async def _body(request: Request) -> dict:
+    try:
+        data = json.loads(await request.body() or b"{}")
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise reviews.ReviewError(400, "bad_json")
+    return data
+
+
+def act(request: Request, auth, sub_id: int, kind: str, data: dict) -> dict:
+    """One grader action, committed; returns the audit entry. Shared by the API and the forms."""
+    with request.app.state.session_factory() as db:
+        grader = db.get(User, auth.user.id)
+        if kind == "note":
+            entry = reviews.add_note(db, grader, sub_id, str(data.get("reason") or ""))
+        elif kind == "override":
+            entry = reviews.override(db, grader, sub_id, str(data.get("verdict") or ""), str(data.get("reason") or ""))
+        else:
+            entry = reviews.rerun(db, grader, sub_id, str(data.get("reason") or ""))
+        db.commit()
+        out = reviews.review_json(entry)
+    if kind == "rerun":
+        runtime = request.app.state.submissions
+        runtime.wake()
+        runtime.hub.notify(sub_id)
+    return out
+
+
+def _make(kind: str):
+    async def handler(sub_id: int, request: Request, auth=Depends(reviewer_with_csrf)):
+        try:
+            data = await _body(request)
+            entry = await run_in_threadpool(act, request, auth, sub_id, kind, data)
+        except reviews.ReviewError as exc:
+            return _error(request, exc)
+        return JSONResponse({"review": entry}, status_code=201)
+    handler.__name__ = f"{kind}_submission"
+    handler.__doc__ = {"note": "Add a note (JSON {\"reason\": ...}); the learner sees it.",
+                       "override": "Override the verdict (JSON {\"verdict\": ..., \"reason\": ...}); XP follows.",
+                       "rerun": "Queue the submission for grading again (JSON {\"reason\": ...})."}[kind]
+    return handler
+
+
+for _kind in ("note", "override", "rerun"):
+    router.add_api_route(f"/submissions/{{sub_id}}/{_kind}", _make(_kind), methods=["POST"], status_code=201)

@@ -1,0 +1,155 @@
+"""Every submission for graders: filters, flagged ones first, and the flat rows of the exports.
+
+Flagged = the engine raised a flag a human should look at (too fast to be true, noisy timing,
+device printf, an unsandboxed compile) or caught the kernel cheating (inputs written, wrong only
+once timing started).
+"""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.accounts.models import User
+from app.graders.reviews import effective_verdict, review_json, reviews_for
+from app.submissions.models import Submission
+
+REVIEW_FLAGS = {"IMPLAUSIBLY_FAST", "NOISY_TIMING", "DEVICE_OUTPUT", "UNSANDBOXED_COMPILE"}
+REVIEW_MESSAGES = {"INPUT_MODIFIED", "WRONG_ANSWER_TIMED_RUN"}
+MAX_ROWS = 1000
+PENDING = "pending"  # verdict filter value: not graded yet (queued, running or awaiting a GPU)
+
+
+@dataclass
+class Filters:
+    exercise: str = ""
+    learner: str = ""
+    verdict: str = ""
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+
+    @classmethod
+    def parse(cls, params) -> "Filters":
+        def day(name):
+            try:
+                return dt.date.fromisoformat((params.get(name) or "").strip()) if params.get(name) else None
+            except ValueError:
+                return None
+        return cls(exercise=(params.get("exercise") or "").strip()[:64],
+                   learner=(params.get("learner") or "").strip()[:32],
+                   verdict=(params.get("verdict") or "").strip().upper()[:16],
+                   date_from=day("from"), date_to=day("to"))
+
+    def query(self) -> dict[str, str]:
+        out = {"exercise": self.exercise, "learner": self.learner, "verdict": self.verdict,
+               "from": self.date_from.isoformat() if self.date_from else "",
+               "to": self.date_to.isoformat() if self.date_to else ""}
+        return {k: v for k, v in out.items() if v}
+
+
+def flags_of(result: dict | None) -> list[str]:
+    if not result:
+        return []
+    codes = [f.get("code") for f in result.get("flags") or [] if f.get("code") in REVIEW_FLAGS]
+    message = (result.get("message") or {}).get("code")
+    if message in REVIEW_MESSAGES:
+        codes.append(message)
+    return codes
+
+
+def _speedup(result: dict | None, against: str) -> dict | None:
+    """The speedup at the largest timing size (the one tiers are judged on)."""
+    rows = [s for s in (result or {}).get("speedups") or [] if s.get("against") == against]
+    if not rows:
+        return None
+    return max(rows, key=lambda s: sum((s.get("size") or {}).values()))
+
+
+def list_rows(db: Session, filters: Filters) -> list[dict[str, Any]]:
+    q = (select(Submission, User.username).join(User, User.id == Submission.user_id)
+         .order_by(Submission.created_at.desc(), Submission.id.desc()))
+    if filters.exercise:
+        q = q.where(Submission.exercise_id == filters.exercise)
+    if filters.learner:
+        q = q.where(func.lower(User.username).contains(filters.learner.lower()))
+    if filters.date_from:
+        q = q.where(Submission.created_at >= dt.datetime.combine(filters.date_from, dt.time()))
+    if filters.date_to:
+        q = q.where(Submission.created_at < dt.datetime.combine(filters.date_to + dt.timedelta(days=1), dt.time()))
+    pairs = list(db.execute(q.limit(MAX_ROWS)))
+    reviews = reviews_for(db, [s.id for s, _ in pairs])
+    rows = []
+    for sub, username in pairs:
+        result = json.loads(sub.result) if sub.result else None
+        mine = reviews[sub.id]
+        effective = effective_verdict(sub, mine)
+        if filters.verdict:
+            if filters.verdict == PENDING.upper():
+                if sub.verdict is not None and sub.state == "done":
+                    continue
+            elif effective != filters.verdict:
+                continue
+        flags = flags_of(result)
+        rows.append({"submission": sub, "result": result, "username": username, "reviews": mine,
+                     "effective_verdict": effective, "flags": flags, "flagged": bool(flags),
+                     "overridden": any(r.kind == "override" for r in mine)})
+    rows.sort(key=lambda r: not r["flagged"])  # stable: newest first inside each group
+    return rows
+
+
+def export_record(row: dict[str, Any], *, with_result: bool) -> dict[str, Any]:
+    sub: Submission = row["submission"]
+    result = row["result"] or {}
+    record = {
+        "id": sub.id, "created_at": sub.created_at.isoformat() + "Z", "learner": row["username"],
+        "exercise": sub.exercise_id, "state": sub.state, "verdict": sub.verdict,
+        "effective_verdict": row["effective_verdict"], "overridden": row["overridden"], "flagged": row["flagged"],
+        "flags": row["flags"], "message": (result.get("message") or {}).get("code"),
+        "xp": (result.get("xp") or {}).get("total", 0), "gpu": (result.get("gpu") or {}).get("name"),
+    }
+    for against in ("naive", "tiled", "baseline"):
+        s = _speedup(result, against)
+        record[f"speedup_{against}"] = s.get("value") if s else None
+        record[f"speedup_{against}_ci_low"] = s.get("ci_low") if s else None
+    record["reviews"] = [review_json(r) for r in row["reviews"]]
+    if with_result:
+        record["result"] = row["result"]
+        record["source"] = sub.source
+    return record
+
+
+CSV_COLUMNS = ("id", "created_at", "learner", "exercise", "state", "verdict", "effective_verdict", "overridden",
+               "flagged", "flags", "message", "xp", "gpu", "speedup_naive", "speedup_naive_ci_low", "speedup_tiled",
+               "speedup_tiled_ci_low", "speedup_baseline", "speedup_baseline_ci_low", "reviews")
+
+
+def to_csv(records: list[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for rec in records:
+        cells = []
+        for col in CSV_COLUMNS:
+            value = rec.get(col)
+            if col == "flags":
+                value = " ".join(value)
+            elif col == "reviews":
+                value = len(value)
+            elif value is None:
+                value = ""
+            cells.append(_csv_safe(value))
+        writer.writerow(cells)
+    return buffer.getvalue()
+
+
+def _csv_safe(value: Any) -> Any:
+    """A learner's username must not run as a spreadsheet formula (CSV injection)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value

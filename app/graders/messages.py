@@ -1,0 +1,29 @@
+"""Refusals of the graders' API and forms, in the reader's language."""
+from __future__ import annotations
+
+from app.i18n import gettext_for
+
+
+def _(text: str) -> str:
+    return text
+
+
+ERRORS = {
+    "reason_required": _("A reason is required."),
+    "reason_too_long": _("The reason is too long (at most 2000 characters)."),
+    "bad_verdict": _("Choose one of the verdicts offered."),
+    "not_graded": _("Only a graded submission can have its verdict overridden."),
+    "already_queued": _("This submission is already waiting or running."),
+    "not_found": _("Not found."),
+    "bad_json": _("The request body must be a JSON object."),
+}
+
+DONE = {
+    "note": _("Note saved."),
+    "override": _("Verdict overridden."),
+    "rerun": _("Queued for grading again."),
+}
+
+
+def text(table: dict[str, str], code: str, lang: str) -> str:
+    return gettext_for(lang)(table.get(code, code))

@@ -1,0 +1,104 @@
+"""The graders' dashboard pages (HTML): the filtered list and one submission with its source,
+full result, audit trail and the note / override / re-run forms (plain POST forms with the CSRF
+field, so the dashboard works without JavaScript)."""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import RedirectResponse
+from markupsafe import Markup
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from starlette.concurrency import run_in_threadpool
+
+from app.accounts.deps import csrf_protect, require_permission
+from app.accounts.views import account_context, check_lang, render
+from app.graders import listing, reviews
+from app.graders.api import act
+from app.graders.messages import DONE, ERRORS, text
+from app.panel import texts
+from app.panel.present import label
+from app.panel.routes import result_context
+from app.rendering.code import CudaCppLexer
+from app.submissions.models import Submission
+
+router = APIRouter(include_in_schema=False)
+REVIEW = "submissions.review"
+# inline numbers: a table of numbers beside the code drifts out of line with the site's <pre> styles
+_FORMATTER = HtmlFormatter(linenos="inline", lineanchors="src")
+
+
+def highlighted_source(source: str) -> Markup:
+    return Markup(highlight(source, CudaCppLexer(), _FORMATTER))
+
+
+def _exercises() -> list[str]:
+    from kernels.engine import list_exercises
+
+    try:
+        return list_exercises()
+    except Exception:
+        return []
+
+
+@router.get("/{lang}/graders")
+def dashboard(lang: str, request: Request, auth=Depends(require_permission(REVIEW))):
+    check_lang(lang)
+    filters = listing.Filters.parse(request.query_params)
+    with request.app.state.session_factory() as db:
+        rows = listing.list_rows(db, filters)
+        for row in rows:
+            row["verdict_label"] = label(texts.VERDICTS, row["effective_verdict"], lang) if row["effective_verdict"] else ""
+            row["state_label"] = label(texts.STATES, row["submission"].state, lang)
+            row["speedups"] = {a: listing.export_record(row, with_result=False)[f"speedup_{a}"]
+                               for a in ("naive", "tiled", "baseline")}
+    query = urlencode(filters.query())
+    context = account_context(request, lang, "/graders", auth)
+    context.update(rows=rows, filters=filters, query=query, exercises=_exercises(), verdicts=texts.VERDICTS,
+                   verdict_label=lambda v: label(texts.VERDICTS, v, lang), flagged=sum(r["flagged"] for r in rows))
+    return render(request, "graders/dashboard.html", context)
+
+
+@router.get("/{lang}/graders/submissions/{sub_id}")
+def detail(lang: str, sub_id: int, request: Request, done: str = "", auth=Depends(require_permission(REVIEW))):
+    check_lang(lang)
+    return _detail(request, lang, sub_id, auth, done=done)
+
+
+def _detail(request: Request, lang: str, sub_id: int, auth, *, done: str = "", error: str = "", status: int = 200):
+    with request.app.state.session_factory() as db:
+        row = db.get(Submission, sub_id)
+        if row is None:
+            from fastapi import HTTPException
+            raise HTTPException(404)
+        from app.accounts.models import User
+
+        learner = db.get(User, row.user_id)
+        trail = reviews.reviews_for(db, [row.id])[row.id]
+        panel = result_context(db, row, lang)
+        context = account_context(request, lang, f"/graders/submissions/{sub_id}", auth)
+        context.update(sub=row, learner=learner, r=panel, trail=trail, source_html=highlighted_source(row.source),
+                       verdicts=texts.OVERRIDE_VERDICTS, verdict_label=lambda v: label(texts.VERDICTS, v, lang),
+                       effective=reviews.effective_verdict(row, trail), flags=listing.flags_of(reviews.result_of(row)),
+                       done_text=text(DONE, done, lang) if done in DONE else "", error_text=error)
+    return render(request, "graders/detail.html", context, status=status)
+
+
+@router.post("/{lang}/graders/submissions/{sub_id}/{kind}")
+async def act_form(lang: str, sub_id: int, kind: str, request: Request, reason: str = Form(""),
+                   verdict: str = Form(""), auth=Depends(require_permission(REVIEW))):
+    check_lang(lang)
+    await csrf_protect(request, auth)
+    if kind not in DONE:
+        from fastapi import HTTPException
+        raise HTTPException(404)
+    try:
+        await run_in_threadpool(act, request, auth, sub_id, kind, {"reason": reason, "verdict": verdict})
+    except reviews.ReviewError as exc:
+        if exc.code == "not_found":
+            from fastapi import HTTPException
+            raise HTTPException(404)
+        return await run_in_threadpool(_detail, request, lang, sub_id, auth, error=text(ERRORS, exc.code, lang),
+                                       status=exc.status)
+    return RedirectResponse(f"/{lang}/graders/submissions/{sub_id}?done={kind}", status_code=303)

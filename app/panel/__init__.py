@@ -1,0 +1,6 @@
+"""The exercise panel on lesson pages (issue 8): exercise config for the editor, and the result,
+history and diff fragments, rendered on the server in the reader's language.
+
+Modules: texts (msgids for every engine code), present (Result -> view model, speedup SVG
+geometry), history (own submissions, diffs), routes (HTTP), catalog_ko (Korean texts + merge tool).
+"""

@@ -1,0 +1,121 @@
+"""HTTP for the panel. The lesson page itself stays cached and identical for every visitor; the
+panel's JavaScript asks these routes for the exercise (starter, launch defaults) and for
+server-rendered fragments (result, history, diff) in the page's language."""
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from app.accounts.deps import require_auth
+from app.accounts.roles import can
+from app.core.config import LANGUAGES
+from app.graders.reviews import reviews_for
+from app.panel.history import diff_lines, own_history
+from app.panel import texts
+from app.panel.present import label, present
+from app.submissions import queue
+from app.submissions.models import Submission
+from app.submissions.views import submission_json
+from app.templating import page_context
+
+api_router = APIRouter(prefix="/api/panel", tags=["panel"])
+router = APIRouter(include_in_schema=False)
+REVIEW = "submissions.review"
+
+
+def exercise_config(exercise_id: str) -> dict | None:
+    """What the editor needs: the starter, launch defaults and the limits to validate against."""
+    from kernels.engine import UnknownExercise, load_exercise
+    from kernels.engine.launch import SM90
+
+    try:
+        ex = load_exercise(exercise_id)
+        starter = ex.starter_path.read_text(encoding="utf-8") if ex.starter_path.exists() else ""
+    except (UnknownExercise, OSError, ValueError):
+        return None
+    return {"exercise": ex.id, "starter": starter, "launch_defaults": ex.launch_defaults.as_request(),
+            "declaration": ex.kernel.declaration(),
+            "limits": {"max_threads": SM90.max_threads_per_block, "max_block": list(SM90.max_block),
+                       "max_smem": SM90.max_shared_per_block_optin, "max_tile": 4096}}
+
+
+@api_router.get("/exercises/{exercise_id}")
+async def get_exercise(exercise_id: str):
+    """Starter code, launch defaults and limits for one exercise (public; cached briefly)."""
+    if len(exercise_id) > 64:
+        raise HTTPException(404)
+    config = await run_in_threadpool(exercise_config, exercise_id)
+    if config is None:
+        raise HTTPException(404)
+    return JSONResponse(config, headers={"Cache-Control": "public, max-age=60"})
+
+
+def _check_lang(lang: str) -> None:
+    if lang not in LANGUAGES:
+        raise HTTPException(404)
+
+
+def _fragment(request: Request, lang: str, template: str, **values) -> HTMLResponse:
+    context = page_context(lang, "/", request.app.state.settings.site_name)
+    context.update(values)
+    html = request.app.state.templates.get_template(template).render(context)
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+
+def result_context(db, row: Submission, lang: str) -> dict:
+    view = submission_json(row, lang=lang, position=queue.position(db, row), include_source=False)
+    panel = present(view, lang)
+    panel["reviews"] = [{"kind": r.kind, "reason": r.reason, "xp_delta": r.xp_delta,
+                         "verdict_label": label(texts.VERDICTS, r.verdict_after, lang)}
+                        for r in reviews_for(db, [row.id])[row.id] if r.kind in ("note", "override")]
+    return panel
+
+
+@router.get("/{lang}/panel/submissions/{sub_id}")
+async def result_fragment(lang: str, sub_id: int, request: Request, auth=Depends(require_auth)):
+    _check_lang(lang)
+
+    def load():
+        with request.app.state.session_factory() as db:
+            row = db.get(Submission, sub_id)
+            if row is None or (row.user_id != auth.user.id and not can(auth.user.role, REVIEW)):
+                return None
+            return result_context(db, row, lang)
+
+    panel = await run_in_threadpool(load)
+    if panel is None:
+        raise HTTPException(404)
+    return _fragment(request, lang, "panel/result.html", r=panel)
+
+
+@router.get("/{lang}/panel/exercises/{exercise_id}/history")
+async def history_fragment(lang: str, exercise_id: str, request: Request, auth=Depends(require_auth)):
+    _check_lang(lang)
+
+    def load():
+        with request.app.state.session_factory() as db:
+            return own_history(db, auth.user.id, exercise_id[:64], lang)
+
+    return _fragment(request, lang, "panel/history.html", items=await run_in_threadpool(load))
+
+
+@router.get("/{lang}/panel/diff")
+async def diff_fragment(lang: str, a: int, b: int, request: Request, auth=Depends(require_auth)):
+    """Diff of two of one's own submissions (graders: any two)."""
+    _check_lang(lang)
+
+    def load():
+        with request.app.state.session_factory() as db:
+            rows = [db.get(Submission, a), db.get(Submission, b)]
+            reviewer = can(auth.user.role, REVIEW)
+            if any(r is None or (r.user_id != auth.user.id and not reviewer) for r in rows):
+                return None
+            old, new = sorted(rows, key=lambda r: r.id)
+            return old.id, new.id, diff_lines(old.source, new.source, f"#{old.id}", f"#{new.id}")
+
+    loaded = await run_in_threadpool(load)
+    if loaded is None:
+        raise HTTPException(404)
+    old_id, new_id, lines = loaded
+    return _fragment(request, lang, "panel/diff.html", old_id=old_id, new_id=new_id, lines=lines)

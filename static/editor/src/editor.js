@@ -1,0 +1,68 @@
+// The exercise panel's code editor: CodeMirror 6 with C++ highlighting (CUDA is C++ plus a few
+// keywords, which the C++ grammar reads as identifiers - good enough to read kernels).
+// Bundled by build.mjs into ../editor.js, which exposes window.MKCEditor; the page never needs npm.
+import { EditorState, Compartment } from "@codemirror/state";
+import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter,
+         drawSelection, highlightSpecialChars } from "@codemirror/view";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { syntaxHighlighting, HighlightStyle, indentOnInput, bracketMatching } from "@codemirror/language";
+import { searchKeymap, highlightSelectionMatches } from "@codemirror/search";
+import { cpp } from "@codemirror/lang-cpp";
+import { tags as t } from "@lezer/highlight";
+
+// Colours come from CSS variables so light and dark themes both read well.
+const style = HighlightStyle.define([
+  { tag: [t.keyword, t.modifier, t.controlKeyword, t.operatorKeyword], class: "cm-tok-kw" },
+  { tag: [t.typeName, t.standard(t.typeName)], class: "cm-tok-type" },
+  { tag: [t.number, t.bool, t.null], class: "cm-tok-num" },
+  { tag: [t.string, t.character], class: "cm-tok-str" },
+  { tag: [t.comment, t.lineComment, t.blockComment], class: "cm-tok-comment" },
+  { tag: [t.processingInstruction, t.macroName], class: "cm-tok-meta" },
+  { tag: [t.function(t.variableName), t.function(t.propertyName)], class: "cm-tok-fn" },
+]);
+
+function create(parent, options) {
+  const opts = options || {};
+  const tabs = new Compartment();
+  const submitKeys = keymap.of([{
+    key: "Mod-Enter", preventDefault: true,
+    run: () => { if (opts.onSubmit) opts.onSubmit(); return true; },
+  }, {
+    // Escape hands focus back to the page so keyboard users are never trapped by Tab-indent.
+    key: "Escape", run: (view) => { view.contentDOM.blur(); if (opts.onEscape) opts.onEscape(); return true; },
+  }]);
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({
+      doc: opts.doc || "",
+      extensions: [
+        lineNumbers(), highlightActiveLineGutter(), highlightSpecialChars(), history(), drawSelection(),
+        indentOnInput(), bracketMatching(), highlightActiveLine(), highlightSelectionMatches(),
+        syntaxHighlighting(style), cpp(), EditorState.tabSize.of(4),
+        submitKeys,
+        tabs.of(keymap.of([indentWithTab])),
+        keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap]),
+        EditorView.lineWrapping,
+        EditorView.contentAttributes.of({ "aria-label": opts.label || "CUDA source", "spellcheck": "false",
+                                          "autocapitalize": "off", "autocorrect": "off" }),
+        EditorView.updateListener.of((u) => { if (u.docChanged && opts.onChange) opts.onChange(u.state.doc.toString()); }),
+      ],
+    }),
+  });
+  return {
+    view,
+    getValue: () => view.state.doc.toString(),
+    setValue: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
+    focus: () => view.focus(),
+    // Move the cursor to a 1-based line (and column) and show it: used by compile-error links.
+    gotoLine: (line, col) => {
+      const doc = view.state.doc;
+      const ln = doc.line(Math.max(1, Math.min(line, doc.lines)));
+      const pos = Math.min(ln.from + Math.max(0, (col || 1) - 1), ln.to);
+      view.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
+      view.focus();
+    },
+  };
+}
+
+window.MKCEditor = { create };

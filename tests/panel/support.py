@@ -1,0 +1,158 @@
+"""Shared by tests/panel and tests/graders: an app on a real SQLite file, users (API token and
+cookie sessions), and graded rows built from real engine Result objects."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from fastapi.testclient import TestClient
+
+from tests.submissions.conftest import PASSWORD, add_user  # noqa: F401  (re-exported)
+
+
+def passed_result(exercise: str = "gemm", *, fast: bool = False, tiers_met: bool = True):
+    """A complete PASSED Result like the GPU runner writes (sizes, timings, speedups, tiers)."""
+    from kernels.engine import load_exercise
+    from kernels.engine.result import (CorrectnessCase, GpuInfo, Message, Resources, Result, Speedup, TierOutcome,
+                                       Timing, Verdict, XpAward)
+
+    spec = load_exercise(exercise)
+    big = {"M": 2048, "N": 2048, "K": 2048}
+    small = {"M": 1024, "N": 1024, "K": 1024}
+    timings, speedups = [], []
+    for size, scale in ((small, 1.0), (big, 8.0)):
+        for kernel, ms, rate in (("learner", 1.1, 15.6), ("naive", 4.0, 4.3), ("tiled", 2.2, 7.8), ("baseline", 0.5, 34.0)):
+            timings.append(Timing(kernel, size, ms * scale, 0.02 * scale, rate, "TFLOP/s", 20))
+        for against, value in (("naive", 3.6), ("tiled", 2.0), ("baseline", 0.45)):
+            speedups.append(Speedup(against, size, value, value * 0.93, value * 1.06))
+    flags = [Message("IMPLAUSIBLY_FAST", {"kernel": "learner", "work_rate": 900.0, "unit": "TFLOP/s",
+                                          "limit": 67.0, "size": big})] if fast else []
+    tiers = [TierOutcome(t.id, t.against, t.speedup, tiers_met and t.against != "baseline", t.xp) for t in spec.tiers]
+    tier_xp = sum(t.xp for t in tiers if t.met)
+    return Result(verdict=Verdict.PASSED, exercise=exercise, message=Message("PASSED", {"sizes": 3}),
+                  resources=Resources(registers=40, shared_bytes=8192, local_bytes=0, spill_store_bytes=0,
+                                      spill_load_bytes=0),
+                  correctness=[CorrectnessCase({"M": 1, "N": 1, "K": 1}, True),
+                               CorrectnessCase({"M": 17, "N": 17, "K": 17}, True),
+                               CorrectnessCase({"M": 33, "N": 33, "K": 33}, True)],
+                  timings=timings, speedups=speedups, tiers=tiers, flags=flags,
+                  xp=XpAward(spec.pass_xp, tier_xp, spec.pass_xp + tier_xp),
+                  gpu=GpuInfo(name="NVIDIA H200", compute_capability="9.0"))
+
+
+def wrong_result(exercise: str = "gemm"):
+    from kernels.engine.result import CorrectnessCase, Message, Mismatch, Result, Verdict
+
+    return Result(verdict=Verdict.WRONG_ANSWER, exercise=exercise,
+                  message=Message("WRONG_ANSWER", {"size": {"M": 17, "N": 17, "K": 17}, "index": [3, 4],
+                                                   "got": 0.0, "expected": 4.25}),
+                  correctness=[CorrectnessCase({"M": 1, "N": 1, "K": 1}, True),
+                               CorrectnessCase({"M": 17, "N": 17, "K": 17}, False, Mismatch([3, 4], 0.0, 4.25))])
+
+
+def insert_graded(app, username: str, result, *, source: str = "// kernel\n", created: dt.datetime | None = None,
+                  record: bool = True) -> int:
+    """Store a finished submission with this Result, and pay XP through the real progress service."""
+    from sqlalchemy import select
+
+    from app.accounts.models import User
+    from app.progress.service import record_grading_result
+    from app.submissions.models import Submission
+
+    now = created or dt.datetime.utcnow()
+    with app.state.session_factory() as db:
+        user = db.scalar(select(User).where(User.username == username))
+        row = Submission(user_id=user.id, exercise_id=result.exercise, source=source, launch="null",
+                         source_bytes=len(source), state="done", verdict=result.verdict.value,
+                         result=result.to_json(), created_at=now, updated_at=now, finished_at=now, attempts=1,
+                         recorded=record)
+        db.add(row)
+        db.commit()
+        if record:
+            record_grading_result(db, user.id, result.exercise, row.id, result)
+            db.commit()
+        return row.id
+
+
+def total_xp(app, username: str) -> int:
+    from sqlalchemy import select
+
+    from app.accounts.models import User
+    from app.progress import ledger
+
+    with app.state.session_factory() as db:
+        return ledger.total_xp(db, db.scalar(select(User).where(User.username == username)))
+
+
+def cookie_login(app, username: str) -> tuple[TestClient, str]:
+    """A second client with a browser session for ``username``; returns it and its CSRF token."""
+    client = TestClient(app, raise_server_exceptions=False)
+    page = client.get("/en/signin")
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+    r = client.post("/en/signin", data={"csrf_token": token, "username": username, "password": PASSWORD,
+                                        "next": "/en/"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    csrf = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/en/").text).group(1)
+    return client, csrf
+
+
+class LiveServer:
+    """A real uvicorn (app.main:app) on a free port with its own SQLite file, which tests can also
+    open directly to add users and graded rows. The dispatcher runs (no GPU: compile only)."""
+
+    def __init__(self, data_dir):
+        import os
+        import socket
+        import subprocess
+        import sys
+        import time
+
+        import httpx
+
+        from app.core.config import PROJECT_ROOT
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        self.db_url = f"sqlite:///{data_dir}/e2e.db"
+        env = dict(os.environ, MKC_DATA_DIR=str(data_dir), MKC_DATABASE_URL=self.db_url,
+                   MKC_DISPATCHER_GPU="off", MKC_SIGNIN_USER_LIMIT="1000/60", MKC_SIGNIN_IP_LIMIT="1000/60")
+        self.proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
+                                      "--port", str(port), "--no-access-log"], cwd=PROJECT_ROOT, env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the e2e server did not start")
+            time.sleep(0.2)
+        from app.core.db import make_engine, make_session_factory
+
+        self.engine = make_engine(self.db_url)
+        self.state = type("State", (), {"session_factory": make_session_factory(self.engine)})()
+        self.app = type("App", (), {"state": self.state})()  # what add_user / insert_graded expect
+
+    def stop(self):
+        import subprocess
+
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        if hasattr(self, "engine"):
+            self.engine.dispose()
+
+
+def sign_in(page, base: str, username: str, lang: str = "en") -> None:
+    page.goto(f"{base}/{lang}/signin")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.locator("form input[name=password]").press("Enter")
+    page.wait_for_selector("[data-account-name]")
