@@ -165,6 +165,7 @@ KO = {
     'Compare the two ticked': '고른 두 개 비교',
     'A grader changed the verdict to “%(verdict)s”.': '채점자가 판정을 “%(verdict)s”(으)로 바꿨습니다.',
     'Note from a grader': '채점자의 메모',
+    'set by a grader; the automatic check said “%(verdict)s”': '채점자가 정한 판정입니다. 자동 검사 결과는 “%(verdict)s”였습니다',
     'Compiler messages': '컴파일러 메시지',
     'Line %(n)s': '%(n)s번째 줄',
     'Correctness': '정답 확인',

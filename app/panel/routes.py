@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts.deps import require_auth
 from app.accounts.roles import can
 from app.core.config import LANGUAGES
-from app.graders.reviews import reviews_for
+from app.graders.reviews import effective_verdict, reviews_for
 from app.panel.history import diff_lines, own_history
 from app.panel import texts
 from app.panel.present import label, present
@@ -66,9 +66,15 @@ def _fragment(request: Request, lang: str, template: str, **values) -> HTMLRespo
 def result_context(db, row: Submission, lang: str) -> dict:
     view = submission_json(row, lang=lang, position=queue.position(db, row), include_source=False)
     panel = present(view, lang)
+    trail = reviews_for(db, [row.id])[row.id]
     panel["reviews"] = [{"kind": r.kind, "reason": r.reason, "xp_delta": r.xp_delta,
                          "verdict_label": label(texts.VERDICTS, r.verdict_after, lang)}
-                        for r in reviews_for(db, [row.id])[row.id] if r.kind in ("note", "override")]
+                        for r in trail if r.kind in ("note", "override")]
+    effective = effective_verdict(row, trail)
+    if panel["verdict"] and effective != panel["verdict"]:
+        # a grader's override is the verdict the learner sees; the engine's stays visible beside it
+        panel["engine_verdict_label"] = panel["verdict_label"]
+        panel["verdict"], panel["verdict_label"] = effective, label(texts.VERDICTS, effective, lang)
     return panel
 
 

@@ -62,6 +62,7 @@ def test_override_keeps_audit_trail_and_moves_xp_through_the_ledger(app_client):
     # the learner sees the new verdict and the reason, in their language
     frag = client.get(f"/ko/panel/submissions/{sub}", headers=bearer(tokens["alice"])).text
     assert "hard-codes the 1024 case" in frag and "채점자가 판정을" in frag
+    assert 'data-verdict="WRONG_ANSWER"' in frag and "자동 검사 결과는 “통과”" in frag
     history = client.get("/en/panel/exercises/gemm/history", headers=bearer(tokens["alice"])).text
     row = re.search(rf'data-history-row="{sub}">.*?</tr>', history, re.S).group(0)
     assert "Wrong answer" in row and "changed by a grader" in row
