@@ -19,6 +19,7 @@ from app.core.config import LANGUAGES
 from app.lessons.catalog import Lesson
 from app.lessons.guide import guide_html
 from app.lessons.preview import preview_auth, show_drafts
+from app.lessons.prose import structure
 from app.progress.learner import LearnerState, visitor_state
 from app.progress.page_state import ReaderView, signed_in_view
 from app.rendering.markdown import MEASURED_PATTERN, render_markdown
@@ -179,8 +180,10 @@ async def authoring(lang: str, request: Request):
     entries = []
     for lesson in snapshot.lessons:
         text, fallback = lesson.text(lang)
-        entries.append({"lesson": lesson, "title": text.title, "fallback": fallback,
-                        "languages": sorted(lesson.texts), "words": {k: t.word_count for k, t in lesson.texts.items()}})
+        # The measures `lessons check` applies: English prose words, Korean Hangul syllables.
+        prose = {k: structure(t.body, t.body_line) for k, t in lesson.texts.items()}
+        entries.append({"lesson": lesson, "title": text.title, "fallback": fallback, "languages": sorted(lesson.texts),
+                        "prose": {k: (s.words if k == "en" else s.hangul) for k, s in prose.items()}})
 
     def shown(path) -> str:
         try:
