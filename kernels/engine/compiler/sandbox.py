@@ -22,6 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
+from .. import sandboxing
+
 UNSAFE_ENV = "MKC_UNSAFE_UNSANDBOXED_COMPILE"
 INCLUDE_ENV = "MKC_CUDA_INCLUDE"  # optional override of the CUDA header folder
 WORKER_IN_SANDBOX = "/sandbox/worker.py"
@@ -163,32 +165,12 @@ def worker_argv(tc: Toolchain, *, sandboxed: bool, cpu_s: float, data_bytes: int
 
 
 def bwrap_args(tc: Toolchain) -> list[str]:
-    args = ["--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534",
-            "--die-with-parent", "--clearenv", "--new-session",
-            "--cap-drop", "ALL", "--hostname", "sandbox",
-            "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/sandbox", "--chdir", "/tmp"]
-    bound: list[str] = []
-
-    def ro(path: str) -> None:
-        # skip what is missing, and what an earlier bind already covers
-        if not os.path.exists(path) or any(path == b or path.startswith(b + "/") for b in bound):
-            return
-        bound.append(path)
-        args.extend(["--ro-bind", path, path])
-
-    for d in SYSTEM_DIRS:
-        if os.path.islink(d):
-            args.extend(["--symlink", os.readlink(d), d])
-        else:
-            ro(d)
-    for f in SYSTEM_FILES:
-        ro(f)
-    ro(tc.python_prefix)
-    ro(os.path.dirname(tc.python))
-    for d in tc.package_dirs:
-        ro(d)
-    ro(tc.nvrtc_dir)
+    """Runs as nobody with no capabilities; sees what NVRTC needs and the worker script."""
+    read_only = [tc.python_prefix, os.path.dirname(tc.python), *tc.package_dirs, tc.nvrtc_dir]
     if tc.include_dir:
-        ro(tc.include_dir)
-    args.extend(["--ro-bind", str(WORKER_FILE), WORKER_IN_SANDBOX])
-    return args
+        read_only.append(tc.include_dir)
+    return sandboxing.bwrap_args(
+        system_dirs=SYSTEM_DIRS, system_files=SYSTEM_FILES, read_only=read_only,
+        as_nobody=True, empty_dirs=("/sandbox",),
+        mapped_read_only=[(str(WORKER_FILE), WORKER_IN_SANDBOX)],
+    )

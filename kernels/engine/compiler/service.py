@@ -20,6 +20,7 @@ from typing import Any, Iterable, Optional
 from .. import codes
 from ..exercise import KernelSpec
 from ..headers import SOURCE_NAME, prelude
+from ..process_wide import ProcessWide
 from ..result import Verdict
 from .cache import CubinCache, cache_key
 from .logs import learner_log, parse_ptxas_resources
@@ -238,17 +239,12 @@ def nvrtc_version() -> str:
         return _version
 
 
-_default: Optional[Compiler] = None
-_default_lock = threading.Lock()
+_default: ProcessWide[Compiler] = ProcessWide(Compiler)
 
 
 def get_compiler() -> Compiler:
     """The process-wide compiler (one long-lived sandboxed worker)."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = Compiler()
-        return _default
+    return _default.get()
 
 
 def unsafe_mode_on() -> bool:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
-import signal
 import struct
 import subprocess
 import tempfile
@@ -19,6 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
+from ..sandboxing import kill_process_group, start_in_own_session, wait_readable
 from .sandbox import SandboxUnavailable, Toolchain, find_toolchain, unsafe_unsandboxed_allowed, worker_argv
 
 MAX_FRAME = 64 << 20  # a cubin of a 64 KiB source is far below this
@@ -91,10 +90,7 @@ class CompileWorker:
         self._stderr = tempfile.TemporaryFile()
         env = {} if self.sandboxed else {"PATH": "/usr/bin:/bin"}
         try:
-            self._proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                env=env, start_new_session=True, close_fds=True, cwd="/",
-            )
+            self._proc = start_in_own_session(argv, stderr=self._stderr, env=env, cwd="/")
         except OSError as exc:
             raise SandboxUnavailable("WORKER_START_FAILED", str(exc)[:200]) from exc
         self.starts += 1
@@ -177,11 +173,7 @@ class CompileWorker:
         chunks: list[bytes] = []
         got = 0
         while got < n:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise WorkerTimeout()
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
+            if not wait_readable(fd, deadline):
                 raise WorkerTimeout()
             chunk = os.read(fd, min(n - got, 1 << 20))
             if not chunk:
@@ -216,10 +208,7 @@ class CompileWorker:
 
 def _kill_group(proc: subprocess.Popen) -> None:
     """SIGKILL the worker's whole process group (bwrap and everything under it)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    kill_process_group(proc.pid)
     try:
         proc.kill()
     except ProcessLookupError:

@@ -20,7 +20,6 @@ import json
 import logging
 import os
 import secrets
-import selectors
 import signal
 import subprocess
 import threading
@@ -32,6 +31,8 @@ from typing import Any, Callable, Optional
 from .. import codes
 from ..result import (CorrectnessCase, GpuInfo, Message, Mismatch, Phase, Result, Speedup,
                       TierOutcome, Timing, Verdict, XpAward)
+from ..process_wide import ProcessWide
+from ..sandboxing import kill_process_group, start_in_own_session, wait_readable
 from . import sandbox
 
 log = logging.getLogger(__name__)
@@ -90,9 +91,7 @@ class Worker:
         cmd = sandbox.worker_command(limits.worker_opts(), w, sandboxed=sandboxed)
         env = None if sandboxed else sandbox.worker_env(sandboxed=False)
         self.sandboxed = sandboxed
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, pass_fds=(w,), env=env,
-                                     start_new_session=True, close_fds=True)
+        self.proc = start_in_own_session(cmd, stderr=subprocess.PIPE, pass_fds=(w,), env=env)
         os.close(w)
         self.proto_fd = r
         self._buf = b""
@@ -123,14 +122,7 @@ class Worker:
         """The next protocol message, None on timeout; raises EOFError when the worker is gone."""
         deadline = time.monotonic() + max(0.0, timeout)
         while b"\n" not in self._buf:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            sel = selectors.DefaultSelector()
-            sel.register(self.proto_fd, selectors.EVENT_READ)
-            ready = sel.select(left)
-            sel.close()
-            if not ready:
+            if not wait_readable(self.proto_fd, deadline):
                 return None
             chunk = os.read(self.proto_fd, 65536)
             if not chunk:
@@ -158,10 +150,7 @@ class Worker:
         self.proc.stdin.flush()
 
     def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        kill_process_group(self.proc.pid)
         self.close()
 
     def close(self) -> None:
@@ -343,16 +332,11 @@ class GpuRunner:
                 return ev
 
 
-_runner: Optional[GpuRunner] = None
-_runner_lock = threading.Lock()
+_runner: ProcessWide[GpuRunner] = ProcessWide(GpuRunner)
 
 
 def get_runner() -> GpuRunner:
-    global _runner
-    with _runner_lock:
-        if _runner is None:
-            _runner = GpuRunner()
-        return _runner
+    return _runner.get()
 
 
 # ---- reference kernels (trusted files) are compiled here, without a sandbox ---------------

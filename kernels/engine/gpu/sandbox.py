@@ -22,6 +22,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from .. import sandboxing
+
 UNSAFE_ENV = "KERNELS_UNSAFE_UNSANDBOXED_GPU"
 REPO_ROOT = Path(__file__).resolve().parents[3]  # the folder holding kernels/
 KERNELS_DIR = REPO_ROOT / "kernels"
@@ -104,36 +106,10 @@ def sandbox_pythonpath() -> str:
 
 
 def bwrap_args() -> list[str]:
-    args = ["--unshare-all", "--die-with-parent", "--clearenv", "--new-session",
-            "--hostname", "sandbox", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--chdir", "/tmp"]
-    bound: list[str] = []
-
-    def ro(path: str) -> None:
-        if not path or not os.path.exists(path):
-            return
-        if any(path == b or path.startswith(b.rstrip("/") + "/") for b in bound):
-            return
-        bound.append(path)
-        args.extend(["--ro-bind", path, path])
-
-    for d in SYSTEM_DIRS:
-        if os.path.islink(d):
-            args.extend(["--symlink", os.readlink(d), d])
-        else:
-            ro(d)
-    for f in SYSTEM_FILES:
-        ro(f)
-    for d in DRIVER_LIB_DIRS:
-        ro(d)
-    ro(sys.base_prefix)
-    ro(sys.prefix)
-    ro(os.path.dirname(os.path.realpath(sys.executable)))
-    for d in package_dirs():
-        ro(d)
-    ro(str(KERNELS_DIR))
-    for node in sorted(glob.glob("/dev/nvidia*")):
-        args.extend(["--dev-bind", node, node])
-    for k, v in worker_env(sandboxed=True).items():
-        args.extend(["--setenv", k, v])
-    return args
+    """Sees the kernels/ folder, /proc, the driver's libraries and the /dev/nvidia* nodes."""
+    read_only = [*DRIVER_LIB_DIRS, sys.base_prefix, sys.prefix,
+                 os.path.dirname(os.path.realpath(sys.executable)), *package_dirs(), str(KERNELS_DIR)]
+    return sandboxing.bwrap_args(
+        system_dirs=SYSTEM_DIRS, system_files=SYSTEM_FILES, read_only=read_only, mount_proc=True,
+        dev_binds=sorted(glob.glob("/dev/nvidia*")), env=worker_env(sandboxed=True),
+    )
