@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse
 from markupsafe import Markup
 from pygments import highlight
@@ -13,6 +13,7 @@ from pygments.formatters import HtmlFormatter
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, require_permission
+from app.accounts.models import User
 from app.accounts.views import account_context, check_lang, render
 from app.graders import listing, reviews
 from app.graders.api import act
@@ -70,10 +71,7 @@ def _detail(request: Request, lang: str, sub_id: int, auth, *, done: str = "", e
     with request.app.state.session_factory() as db:
         row = db.get(Submission, sub_id)
         if row is None:
-            from fastapi import HTTPException
             raise HTTPException(404)
-        from app.accounts.models import User
-
         learner = db.get(User, row.user_id)
         trail = reviews.reviews_for(db, [row.id])[row.id]
         panel = result_context(db, row, lang)
@@ -91,13 +89,11 @@ async def act_form(lang: str, sub_id: int, kind: str, request: Request, reason: 
     check_lang(lang)
     await csrf_protect(request, auth)
     if kind not in DONE:
-        from fastapi import HTTPException
         raise HTTPException(404)
     try:
         await run_in_threadpool(act, request, auth, sub_id, kind, {"reason": reason, "verdict": verdict})
     except reviews.ReviewError as exc:
         if exc.code == "not_found":
-            from fastapi import HTTPException
             raise HTTPException(404)
         return await run_in_threadpool(_detail, request, lang, sub_id, auth, error=text(ERRORS, exc.code, lang),
                                        status=exc.status)

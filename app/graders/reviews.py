@@ -183,3 +183,24 @@ def review_json(r: SubmissionReview) -> dict:
 
 def result_of(row: Submission) -> dict | None:
     return json.loads(row.result) if row.result else None
+
+
+def rebalance_after_grading(db: Session, user_id: int, exercise_id: str, sub_id: int) -> int:
+    """Called once a new Result is recorded. Only when a grader has overridden one of this learner's
+    submissions for the exercise: bring its XP back to what the effective verdicts are worth (a
+    genuine pass after a revoked one pays again, since the ledger pays the pass deed only once).
+    Returns the compensating amount (0 almost always)."""
+    rows = list(db.scalars(select(Submission).where(Submission.user_id == user_id,
+                                                    Submission.exercise_id == exercise_id)))
+    ids = {r.id for r in rows}
+    overridden = db.scalar(select(SubmissionReview.id).where(SubmissionReview.submission_id.in_(ids),
+                                                             SubmissionReview.kind == "override").limit(1))
+    if overridden is None:
+        return 0
+    learner = db.get(User, user_id)
+    delta = exercise_xp_target(db, learner, exercise_id, rows) - exercise_xp_now(db, learner, exercise_id, ids)
+    delta = max(delta, -ledger.total_xp(db, learner))
+    if delta and ledger.adjust(db, learner, delta, "rebalanced after a new grading (earlier grader override)",
+                               f"{_key(sub_id)}:override:regrade") is not None:
+        return delta
+    return 0

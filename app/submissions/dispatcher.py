@@ -247,6 +247,10 @@ class Dispatcher:
 
         record_grading_result(db, row.user_id, row.exercise_id, row.id, Result.from_json(row.result),
                               lesson_slugs=self.lesson_slugs())
+        from app.graders.reviews import rebalance_after_grading
+
+        # a grader's earlier override of this exercise may need XP to follow the new verdict
+        rebalance_after_grading(db, row.user_id, row.exercise_id, row.id)
 
     # ---- leases while a job runs -----------------------------------------------------------
 

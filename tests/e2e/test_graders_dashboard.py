@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from app.core.config import PROJECT_ROOT
 from tests.panel.support import LiveServer, add_user, insert_graded, passed_result, sign_in, total_xp, wrong_result
 
 pytestmark = pytest.mark.e2e
@@ -15,7 +16,7 @@ def live(tmp_path_factory):
     add_user(server.app, "gina", "grader")
     add_user(server.app, "lee")
     add_user(server.app, "kim")
-    tiled = open("kernels/gemm/tiled.cu").read()
+    tiled = (PROJECT_ROOT / "kernels/gemm/tiled.cu").read_text()
     server.ids = {
         "fast": insert_graded(server.app, "kim", passed_result(fast=True), source=tiled),
         "lee_pass": insert_graded(server.app, "lee", passed_result(), source=tiled),

@@ -2,6 +2,8 @@
 compile error or awaiting_gpu). Screenshots go to test-artifacts/."""
 import pytest
 
+from app.core.config import PROJECT_ROOT
+
 from tests.panel.support import LiveServer, add_user, insert_graded, passed_result, sign_in
 
 pytestmark = pytest.mark.e2e
@@ -121,7 +123,8 @@ def test_keyboard_only_submit_and_shortcut_list(browser, live, artifacts):
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_full_result_screenshot(browser, live, artifacts, lang):
     user = "learner3"
-    sub = insert_graded(live.app, user, passed_result(fast=True), source=open("kernels/gemm/tiled.cu").read())
+    tiled = (PROJECT_ROOT / "kernels/gemm/tiled.cu").read_text()
+    sub = insert_graded(live.app, user, passed_result(fast=True), source=tiled)
     # tall enough that the whole panel is on screen: the editor draws only visible lines
     context = browser.new_context(viewport={"width": 1280, "height": 2600}, locale=lang)
     page = context.new_page()
