@@ -1,15 +1,31 @@
 """What a page needs to know about a signed-in reader: who it is, their true progress, and
-achievements to announce. Visitors (no cookie, no token) cost nothing here: no database."""
+achievements to announce. Visitors (no cookie, no token) cost nothing here: no database.
+
+A repeat view costs one read-only SELECT (reader_cache.load_reader: session + user + a
+fingerprint of the user's progress rows) and no write:
+- the session is looked up every time (never cached), so sign-out and expiry act at once;
+- the learner state is reused only while the fingerprint is unchanged, and only if it was
+  computed by a view that wrote nothing; any completion, XP, reset, merge or grading result
+  changes the fingerprint, so the next view recomputes it in full;
+- 'lesson opened' is still stored once per user, epoch, lesson, language and local day (the
+  database's dedupe key); an in-process set remembers which are stored, so later views skip it.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from fastapi import Request
+from sqlalchemy import delete
 
 from app.accounts import auth as authn
+from app.accounts.clock import utcnow
+from app.accounts.models import AuthSession
 from app.lessons.catalog import Lesson
+from app.progress import events as ev
 from app.progress import service
 from app.progress.learner import LearnerState
+from app.progress.reader_cache import load_reader, memo_for
+from app.progress.rules import local_day, zone
 
 
 @dataclass
@@ -23,22 +39,55 @@ def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: L
 
     Synchronous (database work): call it through run_in_threadpool from async routes.
     """
-    if authn.SESSION_COOKIE not in request.cookies:
+    cookie = request.cookies.get(authn.SESSION_COOKIE)
+    if cookie is None:
         return None
+    if request.headers.get("authorization", ""):
+        # a Bearer token wins over the cookie (as in authn.resolve), and token callers get no reader view
+        with request.app.state.session_factory() as db:
+            try:
+                authn.resolve(request, db)
+            except authn.BadToken:
+                pass
+        return None
+    if not cookie or len(cookie) > 200:
+        return None
+    memo = memo_for(request.app.state)
     with request.app.state.session_factory() as db:
-        try:
-            auth = authn.resolve(request, db)
-        except authn.BadToken:
+        reader = load_reader(db, cookie)
+        if reader is None:
             return None
-        if auth is None or auth.via != "cookie":
+        if reader.session.expires_at <= utcnow():
+            db.execute(delete(AuthSession).where(AuthSession.id == reader.session.id))
+            db.commit()
             return None
-        user = auth.user
+        user, slugs = reader.user, tuple(l.slug for l in lessons)
+        context = {"user": user, "csrf_token": reader.session.csrf_token}
+        opened = None
+        if lesson is not None:
+            day = local_day(utcnow(), zone(user.tz)).isoformat()
+            opened = (user.id, user.progress_epoch, lesson.slug, lang, day)
+        # lesson views also award achievements; a state from an index view (no award) is not reused for them
+        key = (reader.fingerprint, lang, slugs, lesson is not None)
+
+        cached = memo.state(user.id, key)
+        if cached is not None and (opened is None or memo.opened(opened)):
+            return ReaderView(cached, {**context, "announcements": []})
+
+        wrote = False
         new = []
         if lesson is not None:
-            service.record_lesson_opened(db, user, lesson, lang)
-            new = service.award_achievements(db, user, frozenset(l.slug for l in lessons))
+            stored = ev.record_event(db, user, ev.LESSON_OPENED, subject=lesson.slug, lang=lang,
+                                     dedupe=f"{lesson.slug}:{lang}:{opened[4]}")
+            wrote = stored is not None
+            new = service.award_achievements(db, user, frozenset(slugs))
         learner = service.learner_state(db, user, lessons, lang)
         announcements = service.take_announcements(db, user)
         db.commit()
-        return ReaderView(learner, {"user": user, "csrf_token": auth.csrf_token,
-                                    "announcements": announcements or new})
+        if opened is not None:
+            memo.remember_opened(opened)
+        # Remember only what a write-free view computed from the state the fingerprint names:
+        # then serving it again for the same fingerprint is exactly what recomputing would give.
+        if not (wrote or new or announcements or reader.unannounced):
+            memo.remember_state(user.id, key, learner)
+        return ReaderView(learner, {**context, "announcements": announcements or new})

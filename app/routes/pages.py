@@ -22,6 +22,7 @@ from app.lessons.preview import preview_auth, show_drafts
 from app.lessons.prose import structure
 from app.progress.learner import LearnerState, visitor_state
 from app.progress.page_state import ReaderView, signed_in_view
+from app.progress.reader_pages import reader_key, reader_pages
 from app.rendering.markdown import MEASURED_PATTERN, render_markdown
 from app.routes.page_cache import STRIP_MARKER, CachedPage
 from app.templating import page_context
@@ -81,10 +82,17 @@ async def _reader_view(request: Request, *args) -> ReaderView | None:
     return await run_in_threadpool(signed_in_view, request, *args)
 
 
-def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slugs: list[str]) -> Response:
-    """A signed-in reader's page is rendered for them (header, CSRF token, announcements), not cached."""
-    before, _, after = build(view.context).partition(STRIP_MARKER)
-    response = _respond(CachedPage((), before.encode(), after.encode()), _strip(request, lang, view.learner, slugs))
+def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slugs: list[str],
+                       key: tuple, deps: tuple) -> Response:
+    """A signed-in reader's page is rendered for them (header, CSRF token, announcements) and kept
+    per reader (reader_pages: same page, deps, user row and session -> same bytes); never shared."""
+    reader = reader_key(view.context)
+    if reader is None:  # announcements are shown once: render, do not keep
+        before, _, after = build(view.context).partition(STRIP_MARKER)
+        page = CachedPage((), before.encode(), after.encode())
+    else:
+        page = reader_pages(request.app.state).page((key, reader), deps, lambda: build(view.context))
+    response = _respond(page, _strip(request, lang, view.learner, slugs))
     response.headers["Cache-Control"] = "private, no-store"
     return response
 
@@ -117,7 +125,7 @@ async def course_index(lang: str, request: Request):
 
     view = await _reader_view(request, lang, lessons)
     if view is not None:
-        return _respond_signed_in(request, lang, view, build, slugs)
+        return _respond_signed_in(request, lang, view, build, slugs, ("index", lang, drafts), (snapshot,))
     page = state.page_cache.page(("index", lang, drafts), (snapshot,), build)
     return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), slugs))
 
@@ -160,7 +168,8 @@ async def lesson_page(lang: str, slug: str, request: Request):
     view = await _reader_view(request, lang, lessons, lesson)
     if view is not None:
         state.views.hit(lesson.slug, lang)
-        return _respond_signed_in(request, lang, view, build, [l.slug for l in lessons])
+        return _respond_signed_in(request, lang, view, build, [l.slug for l in lessons],
+                                  ("lesson", lang, slug, drafts), deps)
     page = state.page_cache.page(("lesson", lang, slug, drafts), deps, build)
     state.views.hit(lesson.slug, lang)
     return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), [l.slug for l in lessons]))

@@ -1,0 +1,117 @@
+"""A signed-in reader's session, user and progress fingerprint in ONE read-only statement, and a
+per-process memo of what a page view computed for a given fingerprint.
+
+Why a fingerprint instead of in-memory "bump on write" counters: XP, events and achievements are
+written from many places (lesson completion, merges, resets, the grading dispatcher, graders'
+overrides, comments, CLI replays), some of them outside this process. Rather than trust every one
+of them to invalidate a cache, each view reads a few cheap aggregates straight from the database
+(indexed max(id)s and counts for this user) next to the session row. Any write to the user's
+events, ledger or achievements, or to the user row (epoch on reset, time zone), changes the
+fingerprint, so the memo can never serve progress older than the last commit, in any process.
+
+The session itself is never cached: the same statement looks the row up by its token hash every
+time, so sign-out, "sign out everywhere" and expiry take effect on the very next request.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.accounts.auth import digest
+from app.accounts.models import AuthSession, User
+from app.progress.learner import LearnerState
+from app.progress.models import Event, UserAchievement, XpEntry
+
+MAX_MEMO_USERS = 10_000  # past this the memo starts over (it is only a cache)
+MAX_OPENED = 200_000
+
+
+def _fingerprint_columns():
+    """Correlated scalar subqueries over the user's rows; each uses an index on user_id."""
+    in_epoch_events = (Event.user_id == User.id) & (Event.epoch == User.progress_epoch)
+    live_xp = (XpEntry.user_id == User.id) & XpEntry.voided.is_(False)
+    mine = UserAchievement.user_id == User.id
+    return (
+        select(func.max(Event.id)).where(in_epoch_events).scalar_subquery(),
+        select(func.max(XpEntry.id)).where(XpEntry.user_id == User.id).scalar_subquery(),
+        select(func.count(XpEntry.id)).where(live_xp).scalar_subquery(),
+        select(func.coalesce(func.sum(XpEntry.amount), 0)).where(live_xp).scalar_subquery(),
+        select(func.max(UserAchievement.id)).where(mine).scalar_subquery(),
+        select(func.count(UserAchievement.id)).where(mine, UserAchievement.announced.is_(False)).scalar_subquery(),
+    )
+
+
+@dataclass
+class ReaderRow:
+    session: AuthSession
+    user: User
+    fingerprint: tuple  # compare only for equality; built from the user's rows and user columns
+
+    @property
+    def unannounced(self) -> int:
+        return self.fingerprint[-1]
+
+
+def load_reader(db: Session, cookie: str) -> ReaderRow | None:
+    """The session named by the cookie (expired or not: the caller checks), its user and the
+    user's progress fingerprint. One SELECT."""
+    stmt = (select(AuthSession, User, *_fingerprint_columns())
+            .join(User, User.id == AuthSession.user_id)
+            .where(AuthSession.token_hash == digest(cookie)))
+    row = db.execute(stmt).first()
+    if row is None:
+        return None
+    session, user, *aggregates = row
+    # the user's own columns that progress depends on: a reset bumps the epoch, days follow tz
+    fingerprint = (user.id, user.progress_epoch, user.tz, *aggregates)
+    return ReaderRow(session, user, fingerprint)
+
+
+class ReaderMemo:
+    """Per process: the learner state last computed for a user and fingerprint, and the
+    'lesson opened' events known to be stored already (so repeated views write nothing).
+
+    Only states computed by a view that wrote nothing are remembered (see page_state), so
+    serving one again is exactly what recomputing it would give.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._states: dict[int, tuple[Any, LearnerState]] = {}
+        self._opened: set[tuple] = set()
+
+    def state(self, user_id: int, key: tuple) -> LearnerState | None:
+        hit = self._states.get(user_id)
+        return hit[1] if hit is not None and hit[0] == key else None
+
+    def remember_state(self, user_id: int, key: tuple, state: LearnerState) -> None:
+        with self._lock:
+            if len(self._states) >= MAX_MEMO_USERS:
+                self._states.clear()
+            self._states[user_id] = (key, state)
+
+    def opened(self, key: tuple) -> bool:
+        return key in self._opened
+
+    def remember_opened(self, key: tuple) -> None:
+        # forgetting is always safe: the database's unique constraint still stores it once
+        with self._lock:
+            if len(self._opened) >= MAX_OPENED:
+                self._opened.clear()
+            self._opened.add(key)
+
+    def forget_user(self, user_id: int) -> None:
+        with self._lock:
+            self._states.pop(user_id, None)
+
+
+def memo_for(app_state) -> ReaderMemo:
+    """One memo per application (so each test app starts empty)."""
+    memo = getattr(app_state, "reader_memo", None)
+    if memo is None:
+        memo = app_state.reader_memo = ReaderMemo()
+    return memo
