@@ -2,19 +2,14 @@
 
 import numpy as np
 
-U32 = 2.0 ** -24  # unit roundoff of float32
+from kernels.engine.checking import check_axis_sums, tolerance_c, uniform_f32
+
 DEFAULT_C = 2.0  # lambda in the probabilistic bound; spec.yaml's tolerance.c must match
-
-
-def _uniform(rng, shape):
-    # Uniform in [-1, 1), drawn directly in float32 (fast at 4096 x 4096): zero mean, never all
-    # zeros, and no structure a kernel could exploit.
-    return rng.random(shape, dtype=np.float32) * np.float32(2.0) - np.float32(1.0)
+SAMPLE_ROWS = 255  # rows re-checked on a timed run (plus the last one)
 
 
 def generate_inputs(sizes, rng):
-    rows, cols = sizes["rows"], sizes["cols"]
-    return {"X": _uniform(rng, (rows, cols))}
+    return {"X": uniform_f32(rng, (sizes["rows"], sizes["cols"]))}
 
 
 def reference(inputs, sizes):
@@ -22,24 +17,7 @@ def reference(inputs, sizes):
 
 
 def check(got, inputs, sizes, *, tolerance=None, sample=None):
-    """None when every element is within tolerance, else the first mismatch.
-
-    sample: a numpy Generator to check a random subset of rows (plus the last) on timed runs.
-    """
-    c = float((tolerance or {}).get("c", DEFAULT_C))
-    X = inputs["X"]
-    rows, cols = X.shape
-    got = np.asarray(got).reshape(rows)
-    idx = np.arange(rows)
-    if sample is not None and rows > 256:
-        idx = np.unique(np.concatenate([sample.choice(rows, 255, replace=False), [rows - 1]]))
-    Xs = X[idx].astype(np.float64)
-    ref = Xs.sum(axis=1)
-    tol = c * np.sqrt(cols) * U32 * np.abs(Xs).sum(axis=1) + U32 * np.abs(ref)
-    g = got[idx].astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        bad = ~np.isfinite(g) | ~(np.abs(g - ref) <= tol)
-    if not bad.any():
-        return None
-    k = int(np.flatnonzero(bad)[0])
-    return {"index": [int(idx[k])], "got": float(g[k]), "expected": float(ref[k])}
+    """None when every row sum is within c * sqrt(cols) * u * sum|X| + u * |ref|, else the
+    first mismatch. sample: a numpy Generator to check only some rows (timed runs)."""
+    return check_axis_sums(got, inputs["X"], axis=1, c=tolerance_c(tolerance, DEFAULT_C),
+                           sample=sample, sample_count=SAMPLE_ROWS)

@@ -1,0 +1,106 @@
+"""What the exercises' reference.py files share: random inputs, the float32 rounding-error
+bound, rejection of NaN and Inf, the sample checked on timed runs and the first-mismatch record.
+
+numpy only. The GPU worker loads each reference.py by file path inside its sandbox; this module
+is imported from there like kernels.engine.gpu itself (the worker runs as
+``-m kernels.engine.gpu.worker`` with the repository root on PYTHONPATH and kernels/ bound).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+U32 = 2.0 ** -24  # unit roundoff of float32
+
+
+def uniform_f32(rng: np.random.Generator, shape) -> np.ndarray:
+    # Uniform in [-1, 1), drawn directly in float32 (fast at 4096 x 4096): zero mean, never all
+    # zeros, and no structure a kernel could exploit.
+    return rng.random(shape, dtype=np.float32) * np.float32(2.0) - np.float32(1.0)
+
+
+def tolerance_c(tolerance: Optional[dict], default_c: float) -> float:
+    """lambda of the probabilistic bound: the spec's tolerance.c, else the exercise's default."""
+    return float((tolerance or {}).get("c", default_c))
+
+
+def sample_indices(n: int, sample: Optional[np.random.Generator], count: int) -> np.ndarray:
+    """Every index, or on a timed run (``sample`` given) ``count`` random ones plus the last:
+    a full float64 reference there would cost more than the kernel."""
+    if sample is None or n <= count + 1:
+        return np.arange(n)
+    return np.unique(np.concatenate([sample.choice(n, count, replace=False), [n - 1]]))
+
+
+def summation_bound(c: float, n_terms: int, abs_sum, ref):
+    """|float32 result - float64 reference| allowed for sums of n_terms float32 products whose
+    absolute values add up to abs_sum: c * sqrt(n) * u * abs_sum + u * |ref| (each spec.yaml
+    says why)."""
+    return c * np.sqrt(n_terms) * U32 * abs_sum + U32 * np.abs(ref)
+
+
+def out_of_bound(got, ref, tol) -> np.ndarray:
+    """Where got is NaN, infinite or farther than tol from ref (got, ref: float64 arrays)."""
+    with np.errstate(invalid="ignore"):
+        return ~np.isfinite(got) | ~(np.abs(got - ref) <= tol)
+
+
+def first_mismatch(bad: np.ndarray, got, expected, index_of=None) -> Optional[dict]:
+    """None when nothing is bad, else {"index", "got", "expected"} of the first bad element as
+    plain Python numbers. index_of maps a position in ``bad`` to the output's own index
+    (the checked elements may be a sample)."""
+    if not bad.any():
+        return None
+    pos = tuple(int(v) for v in np.argwhere(bad)[0])
+    index = index_of(pos) if index_of else list(pos)
+    return {"index": [int(i) for i in index], "got": float(got[pos]), "expected": float(expected[pos])}
+
+
+# ---- sums along one axis of a matrix (col_sum, row_sum) ----------------------------------
+
+def check_axis_sums(got, X: np.ndarray, *, axis: int, c: float,
+                    sample: Optional[np.random.Generator], sample_count: int) -> Optional[dict]:
+    """got[j] = sum of X along ``axis`` (0: column sums, 1: row sums)."""
+    n_terms, n_out = X.shape[axis], X.shape[1 - axis]
+    got = np.asarray(got).reshape(n_out)
+    idx = sample_indices(n_out, sample, sample_count)
+    Xs = np.take(X, idx, axis=1 - axis).astype(np.float64)
+    ref = Xs.sum(axis=axis)
+    tol = summation_bound(c, n_terms, np.abs(Xs).sum(axis=axis), ref)
+    g = got[idx].astype(np.float64)
+    return first_mismatch(out_of_bound(g, ref, tol), g, ref, lambda pos: [idx[pos[0]]])
+
+
+# ---- C = A @ B (gemm, gemm_fast) -----------------------------------------------------------
+
+def matmul_inputs(sizes: dict, rng: np.random.Generator) -> dict:
+    M, N, K = sizes["M"], sizes["N"], sizes["K"]
+    return {
+        "A": uniform_f32(rng, (M, K)),
+        "B": uniform_f32(rng, (K, N)),
+    }
+
+
+def matmul_reference(inputs: dict, sizes: dict) -> np.ndarray:
+    return inputs["A"].astype(np.float64) @ inputs["B"].astype(np.float64)
+
+
+def check_matmul(got, inputs: dict, sizes: dict, *, tolerance: Optional[dict] = None,
+                 sample: Optional[np.random.Generator] = None, default_c: float,
+                 sample_rows: int) -> Optional[dict]:
+    """reference.py's check() for C = A @ B: tol_ij = c * sqrt(K) * u * (|A| @ |B|)_ij + u * |ref_ij|.
+    On timed runs, ``sample_rows`` random rows plus the last are checked."""
+    c = tolerance_c(tolerance, default_c)
+    A, B = inputs["A"], inputs["B"]
+    M, K = A.shape
+    N = B.shape[1]
+    got = np.asarray(got).reshape(M, N)
+    rows = sample_indices(M, sample, sample_rows)
+    A64 = A[rows].astype(np.float64)
+    B64 = B.astype(np.float64)
+    ref = A64 @ B64
+    tol = summation_bound(c, K, np.abs(A64) @ np.abs(B64), ref)
+    g = got[rows].astype(np.float64)
+    return first_mismatch(out_of_bound(g, ref, tol), g, ref, lambda pos: [rows[pos[0]], pos[1]])
