@@ -58,11 +58,24 @@ def first_mismatch(bad: np.ndarray, got, expected, index_of=None) -> Optional[di
     return {"index": [int(i) for i in index], "got": float(got[pos]), "expected": float(expected[pos])}
 
 
-# ---- sums along one axis of a matrix (col_sum, row_sum) ----------------------------------
+# ---- sums along one axis of a matrix X (col_sum: axis 0, row_sum: axis 1) -----------------
 
-def check_axis_sums(got, X: np.ndarray, *, axis: int, c: float,
-                    sample: Optional[np.random.Generator], sample_count: int) -> Optional[dict]:
-    """got[j] = sum of X along ``axis`` (0: column sums, 1: row sums)."""
+def axis_sum_inputs(sizes: dict, rng: np.random.Generator) -> dict:
+    return {"X": uniform_f32(rng, (sizes["rows"], sizes["cols"]))}
+
+
+def axis_sum_reference(inputs: dict, sizes: dict, *, axis: int) -> np.ndarray:
+    return inputs["X"].astype(np.float64).sum(axis=axis)
+
+
+def check_axis_sums(got, inputs: dict, sizes: dict, *, tolerance: Optional[dict] = None,
+                    sample: Optional[np.random.Generator] = None, axis: int, default_c: float,
+                    sample_count: int) -> Optional[dict]:
+    """reference.py's check() for out = X summed along ``axis``: each sum of n terms must be
+    within c * sqrt(n) * u * sum|x| + u * |ref|. On timed runs, ``sample_count`` random
+    outputs plus the last are checked."""
+    c = tolerance_c(tolerance, default_c)
+    X = inputs["X"]
     n_terms, n_out = X.shape[axis], X.shape[1 - axis]
     got = np.asarray(got).reshape(n_out)
     idx = sample_indices(n_out, sample, sample_count)
