@@ -6,6 +6,7 @@ import contextlib
 import logging
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
+    app.add_exception_handler(RequestValidationError, errors.validation_error)
     app.add_exception_handler(Exception, errors.server_error)
     app.add_exception_handler(AccountsError, accounts_error)
     app.add_exception_handler(CommentsError, comments_error)
