@@ -146,8 +146,11 @@ def _splice(text: str) -> tuple[str, list[int]]:
 
 
 _DIGITS = "0123456789"
-_IDENT_START = re.compile(r"[A-Za-z_$\u0080-\U0010ffff]")
-_IDENT_CHARS = re.compile(r"[A-Za-z0-9_$\u0080-\U0010ffff]*")
+# ASCII only: NVRTC reads a non-ASCII character as a token of its own, so counting it as part of
+# an identifier would let `\u00a0_Pragma` pass the ban while NVRTC still sees `_Pragma`.
+# Non-ASCII outside comments and literals is refused below (no valid kernel needs it).
+_IDENT_START = re.compile(r"[A-Za-z_$]")
+_IDENT_CHARS = re.compile(r"[A-Za-z0-9_$]*")
 _PP_NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*")
 
 
@@ -177,11 +180,10 @@ def _strip_comments_and_literals(s: str, lines: list[int]) -> tuple[str, list[in
         if two == "/*":
             j = s.find("*/", i + 2)
             end = n if j < 0 else j + 2
-            # keep newlines so directive detection still sees line starts after the comment
+            # One space and NO newlines, as the compiler does (phase 3): a comment spanning lines
+            # joins them, so `#/*<newline>*/pragma ...` is one directive line here too and meets
+            # the directive allowlist (keeping the newlines let it pass as a null directive).
             emit(" ", line)
-            for k in range(i, end):
-                if s[k] == "\n":
-                    emit("\n", lines[k])
             i = end
             continue
         if c in "\"'":
@@ -212,6 +214,8 @@ def _strip_comments_and_literals(s: str, lines: list[int]) -> tuple[str, list[in
             raise SourceRejected(codes.SOURCE_TOKEN_PASTE_FORBIDDEN, {"line": line})
         if c == "\\":
             raise SourceRejected(codes.SOURCE_BACKSLASH_FORBIDDEN, {"line": line})
+        if ord(c) > 0x7F:
+            raise SourceRejected(codes.SOURCE_NON_ASCII_CODE, {"line": line})
         emit(c, line)
         i += 1
     return "".join(out), out_lines

@@ -28,6 +28,13 @@ DISGUISES = [
     ("splice_after_hash", '#\\\ninclude "@CANARY@"\n', codes.SOURCE_INCLUDE_FORBIDDEN, True),
     ("splice_many", '#\\\ni\\\nn\\\nc\\\nl\\\nu\\\nd\\\ne "@CANARY@"\n', codes.SOURCE_INCLUDE_FORBIDDEN, True),
     ("splice_crlf", '#inc\\\r\nlude "@CANARY@"\r\n', codes.SOURCE_INCLUDE_FORBIDDEN, True),
+    # A comment spanning lines is ONE space to the compiler, so these are one directive line each
+    # (found in review: they used to pass as a null directive and NVRTC honoured them).
+    ("comment_joins_pragma", '#/*\n*/pragma message("x")\n', codes.SOURCE_PRAGMA_FORBIDDEN, False),
+    ("comment_joins_line_marker", '#/*\n*/line 7 "signature_check"\n', codes.SOURCE_DIRECTIVE_FORBIDDEN, False),
+    # NVRTC reads U+00A0 as a token of its own and then a real _Pragma.
+    ("nonascii_glued_to_banned_name", '#define P(s) \u00a0_Pragma(s)\nP("message(1)")\n',
+     codes.SOURCE_NON_ASCII_CODE, False),
     ("comment_between", '# /*c*/ include "@CANARY@"\n', codes.SOURCE_INCLUDE_FORBIDDEN, True),
     ("comment_before", '/* x */ #include "@CANARY@"\n', codes.SOURCE_INCLUDE_FORBIDDEN, True),
     ("multiline_comment_between", '# /*\n*/ include "@CANARY@"\n', codes.SOURCE_INCLUDE_FORBIDDEN, False),
@@ -138,6 +145,8 @@ ACCEPTED = [
     ("crlf", "int a;\r\nint b;\r\n"),
     ("bom", "\ufeffint a;\n"),
     ("korean_comments", "// 행렬 곱: 타일마다 공유 메모리를 쓴다\nint a;\n"),
+    ("korean_in_strings", 'const char* s = "행렬 곱";\n'),
+    ("multiline_comments", "/* a\n b */\n#pragma unroll\nint a; /* x\n y */ int b;\n"),
     ("question_marks", 'const char* s = "why? really?";\n'),
     ("multiplication_unary", "int a = 3 % 2; int b = a %2; int c = (a) % (b);\n"),
 ]
