@@ -1,5 +1,6 @@
-"""A real server for the submissions tests and benchmarks: uvicorn in a subprocess on a free localhost port,
-with its own temporary SQLite file; users and API tokens written straight into that file."""
+"""A real server for tests and benchmarks: uvicorn in a subprocess on a free localhost port, with its own
+temporary SQLite file; users and API tokens written straight into that file. The submissions tests, the
+benchmarks and the browser tests all start their servers through ``Server``."""
 from __future__ import annotations
 
 import os
@@ -21,12 +22,17 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, workdir: Path, *, port: int | None = None, workers: int = 1, **settings: str):
+    def __init__(self, workdir: Path, *, port: int | None = None, workers: int = 1,
+                 app: str = "app.main:app", factory: bool = False, **settings: str):
+        """``app`` is the uvicorn target (``factory=True`` when it names an app factory);
+        ``settings`` become MKC_ environment variables (lower-case names get the prefix)."""
         self.workdir = Path(workdir)
+        self.app_target = ["--factory", app] if factory else [app]
         self.port = port or free_port()
         self.workers = workers
         self.url = f"http://127.0.0.1:{self.port}"
-        self.db_url = f"sqlite:///{(self.workdir / 'data' / 'app.db').as_posix()}"
+        self.db_path = self.workdir / "data" / "app.db"
+        self.db_url = f"sqlite:///{self.db_path.as_posix()}"
         self.env = dict(os.environ, MKC_DATA_DIR=str(self.workdir / "data"), MKC_DATABASE_URL=self.db_url,
                         PYTHONUNBUFFERED="1")
         self.env.update({k if k.isupper() else f"MKC_{k.upper()}": str(v) for k, v in settings.items()})
@@ -35,7 +41,7 @@ class Server:
 
     def start(self, timeout: float = 60.0) -> "Server":
         self.workdir.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(self.port),
+        cmd = [sys.executable, "-m", "uvicorn", *self.app_target, "--host", "127.0.0.1", "--port", str(self.port),
                "--no-access-log", "--log-level", "warning"]
         if self.workers > 1:
             cmd += ["--workers", str(self.workers)]

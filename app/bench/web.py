@@ -13,7 +13,6 @@ import argparse
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.bench.submissions_server import free_port
 from app.core.config import PROJECT_ROOT
 
 TARGET_RATIO = 0.70
@@ -36,12 +36,6 @@ class WrkResult:
     p99_ms: float
     errors: str
     bytes_per_response: int
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _to_ms(value: str) -> float:
@@ -149,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     path = args.path or default_lesson_path()
 
-    ours_port, base_port = _free_port(), _free_port()
+    ours_port, base_port = free_port(), free_port()
     uvicorn_args = ["--host", "127.0.0.1", "--no-access-log", "--log-level", "warning"]
     with tempfile.TemporaryDirectory(prefix="mkc-bench-") as data:
         database_url = f"sqlite:///{data}/bench.db"

@@ -2,18 +2,13 @@
 for two real people (own browser contexts) on a real uvicorn server."""
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-import time
 
 import httpx
 import pytest
 
-from app.core.config import PROJECT_ROOT
+from app.bench.submissions_server import Server
 from tests.comments.xss_corpus import PAYLOADS
-from tests.e2e.conftest import _free_port
 
 pytestmark = pytest.mark.e2e
 LESSON = "naive-vs-tiled-gemm"  # the XSS corpus goes here
@@ -29,32 +24,11 @@ FORBIDDEN = ("script, img, svg, math, iframe, object, embed, style, base, meta, 
 
 @pytest.fixture(scope="module")
 def comments_server(tmp_path_factory):
-    data = tmp_path_factory.mktemp("e2e-comments")
-    port = _free_port()
-    env = dict(os.environ, MKC_DATA_DIR=str(data), MKC_DATABASE_URL=f"sqlite:///{data}/e2e.db")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "tests.comments.e2e_app:make_app", "--host", "127.0.0.1",
-         "--port", str(port), "--no-access-log"],
-        cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    DATABASES[url] = data / "e2e.db"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail("server did not start:\n" + (proc.stdout.read().decode(errors="replace") if proc.stdout else ""))
-        time.sleep(0.2)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    server = Server(tmp_path_factory.mktemp("e2e-comments"), app="tests.comments.e2e_app:make_app", factory=True)
+    server.start()
+    DATABASES[server.url] = server.db_path
+    yield server.url
+    server.stop()
 
 
 def _http_signup(url: str, username: str) -> tuple[httpx.Client, str]:

@@ -101,53 +101,19 @@ class LiveServer:
     open directly to add users and graded rows. The dispatcher runs (no GPU: compile only)."""
 
     def __init__(self, data_dir):
-        import os
-        import socket
-        import subprocess
-        import sys
-        import time
-
-        import httpx
-
-        from app.core.config import PROJECT_ROOT
-
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        self.db_url = f"sqlite:///{data_dir}/e2e.db"
-        env = dict(os.environ, MKC_DATA_DIR=str(data_dir), MKC_DATABASE_URL=self.db_url,
-                   MKC_DISPATCHER_GPU="off", MKC_SIGNIN_USER_LIMIT="1000/60", MKC_SIGNIN_IP_LIMIT="1000/60")
-        self.proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1",
-                                      "--port", str(port), "--no-access-log"], cwd=PROJECT_ROOT, env=env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("the e2e server did not start")
-            time.sleep(0.2)
+        from app.bench.submissions_server import Server
         from app.core.db import make_engine, make_session_factory
 
+        self.server = Server(data_dir, dispatcher_gpu="off", signin_user_limit="1000/60",
+                             signin_ip_limit="1000/60").start()
+        self.url, self.db_url = self.server.url, self.server.db_url
         self.engine = make_engine(self.db_url)
         self.state = type("State", (), {"session_factory": make_session_factory(self.engine)})()
         self.app = type("App", (), {"state": self.state})()  # what add_user / insert_graded expect
 
     def stop(self):
-        import subprocess
-
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        if hasattr(self, "engine"):
-            self.engine.dispose()
+        self.server.stop()
+        self.engine.dispose()
 
 
 def sign_in(page, base: str, username: str, lang: str = "en") -> None:
