@@ -12,6 +12,8 @@ from app.core.config import Settings
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    import os
+
     import uvicorn
 
     from app.core.db import make_engine
@@ -22,6 +24,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     engine = make_engine(settings.resolved_database_url)
     upgrade_to_head(engine)
     engine.dispose()
+    # Migrated once, here: the workers only check the revision (each migrating would race on a fresh database).
+    os.environ["MKC_MIGRATE_ON_START"] = "false"
     uvicorn.run("app.main:app", host=args.host, port=args.port, reload=args.reload,
                 workers=None if args.reload else args.workers, access_log=not args.no_access_log)
     return 0

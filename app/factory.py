@@ -23,7 +23,7 @@ from app.comments.web import comments_error
 from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
 from app.core.headers import SecurityHeadersMiddleware
-from app.core.migrate import upgrade_to_head
+from app.core.migrate import require_head, upgrade_to_head
 from app.ladder.routes import router as ladder_router
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
@@ -57,8 +57,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI):
         settings.ensure_data_dir()
         app.state.secret_key = settings.load_secret_key()
-        if settings.migrate_on_start:
+        if settings.migrate_on_start:  # embedded use and tests; `serve` migrates once before its workers start
             await run_in_threadpool(upgrade_to_head, app.state.engine)
+        else:
+            await run_in_threadpool(require_head, app.state.engine)
         snapshot = app.state.catalog.snapshot()
         for problem in snapshot.problems:
             (log.error if problem.severity == "error" else log.warning)("lesson: %s", problem)

@@ -35,12 +35,22 @@ class Server:
         self.db_url = f"sqlite:///{self.db_path.as_posix()}"
         self.env = dict(os.environ, MKC_DATA_DIR=str(self.workdir / "data"), MKC_DATABASE_URL=self.db_url,
                         PYTHONUNBUFFERED="1")
+        # Workers never migrate at start (two of them would race on a fresh database): start() runs the
+        # prestart migration once. A caller may pass migrate_on_start="true" to test the locked path.
+        self.env["MKC_MIGRATE_ON_START"] = "false"
         self.env.update({k if k.isupper() else f"MKC_{k.upper()}": str(v) for k, v in settings.items()})
         self.proc: subprocess.Popen | None = None
         self.log = self.workdir / "server.log"
 
+    def migrate(self) -> None:
+        """The prestart step, as ``python -m app serve`` does it: migrate once, before any worker starts."""
+        subprocess.run([sys.executable, "-m", "app", "migrate"], cwd=PROJECT_ROOT, env=self.env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
     def start(self, timeout: float = 60.0) -> "Server":
         self.workdir.mkdir(parents=True, exist_ok=True)
+        if self.env.get("MKC_MIGRATE_ON_START", "").lower() in ("0", "false", "no", "off"):
+            self.migrate()
         cmd = [sys.executable, "-m", "uvicorn", *self.app_target, "--host", "127.0.0.1", "--port", str(self.port),
                "--no-access-log", "--log-level", "warning"]
         if self.workers > 1:

@@ -31,7 +31,9 @@ class Settings(BaseSettings):
     results_dir: Path = PROJECT_ROOT / "kernels" / "results"
     kernels_dir: Path = PROJECT_ROOT / "kernels"
     default_language: str = Field(default="ko", pattern="^(ko|en)$")
-    # Apply pending Alembic migrations when the app starts.
+    # Apply pending Alembic migrations when the app starts (under a lock; see app/core/migrate.py).
+    # `python -m app serve` migrates once and sets this false for its workers, which then only check
+    # that the database is at the code's revision and refuse to start otherwise.
     migrate_on_start: bool = True
     # Authors may preview draft lessons locally; visitors never see them.
     show_drafts: bool = False
