@@ -96,3 +96,32 @@ def make_settings_fixture():
 @pytest.fixture(name="write_lesson")
 def write_lesson_fixture():
     return write_lesson
+
+
+# ---- a real PostgreSQL (tests/pg.py): one server per session, a fresh database per test ----
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """The session's PostgreSQL server; skips (fails in CI) where PostgreSQL is not installed."""
+    from tests.pg import start_server
+
+    server = start_server()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server, request):
+    """SQLAlchemy URL of a fresh, empty PostgreSQL database for this test (dropped afterwards)."""
+    url = pg_server.create_database(request.node.name)
+    yield url
+    pg_server.drop_database(url)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    """The same test on a SQLite file and on a real PostgreSQL database."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{(tmp_path / 'data' / 'test.db').as_posix()}"
+    else:
+        yield request.getfixturevalue("pg_url")

@@ -9,10 +9,12 @@ cd "$(dirname "$0")/.."
 need_pkgs=()
 [ -x /usr/bin/chromium ] || need_pkgs+=(chromium)
 fc-list 2>/dev/null | grep -qi "noto sans cjk" || need_pkgs+=(fonts-noto-cjk)
+# A real PostgreSQL for the database tests (tests/pg.py starts a throw-away server per session).
+command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_pkgs+=(postgresql)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  echo "installing ${need_pkgs[*]} (Debian packages for the browser tests)"
+  echo "installing ${need_pkgs[*]} (Debian packages for the browser and PostgreSQL tests)"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
 fi

@@ -1,5 +1,5 @@
 """A real server for tests and benchmarks: uvicorn in a subprocess on a free localhost port, with its own
-temporary SQLite file; users and API tokens written straight into that file. The submissions tests, the
+temporary SQLite file (or a given database URL, e.g. PostgreSQL); users and API tokens written straight into that file. The submissions tests, the
 benchmarks and the browser tests all start their servers through ``Server``."""
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ def free_port() -> int:
 
 class Server:
     def __init__(self, workdir: Path, *, port: int | None = None, workers: int = 1,
-                 app: str = "app.main:app", factory: bool = False, **settings: str):
+                 app: str = "app.main:app", factory: bool = False, database_url: str = "", **settings: str):
         """``app`` is the uvicorn target (``factory=True`` when it names an app factory);
+        ``database_url`` any SQLAlchemy URL (default: a SQLite file in ``workdir``);
         ``settings`` become MKC_ environment variables (lower-case names get the prefix)."""
         self.workdir = Path(workdir)
         self.app_target = ["--factory", app] if factory else [app]
@@ -32,7 +33,7 @@ class Server:
         self.workers = workers
         self.url = f"http://127.0.0.1:{self.port}"
         self.db_path = self.workdir / "data" / "app.db"
-        self.db_url = f"sqlite:///{self.db_path.as_posix()}"
+        self.db_url = database_url or f"sqlite:///{self.db_path.as_posix()}"
         self.env = dict(os.environ, MKC_DATA_DIR=str(self.workdir / "data"), MKC_DATABASE_URL=self.db_url,
                         PYTHONUNBUFFERED="1")
         # Workers never migrate at start (two of them would race on a fresh database): start() runs the

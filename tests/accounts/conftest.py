@@ -16,6 +16,12 @@ LESSON = "naive-vs-tiled-gemm"  # lesson 04 of the real catalog
 
 
 @pytest.fixture
+def settings(settings, db_url):
+    """The accounts/XP tests run on SQLite and on a real PostgreSQL (``db_url``)."""
+    return settings.model_copy(update={"database_url": db_url})
+
+
+@pytest.fixture
 def app(settings):
     return create_app(settings)
 

@@ -16,8 +16,8 @@ from kernels.engine.result import Message, Resources, Result, Speedup, TierOutco
 
 
 @pytest.fixture
-def db(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path / 'g.db'}")
+def db(db_url):  # SQLite and PostgreSQL
+    engine = make_engine(db_url)
     upgrade_to_head(engine)
     with make_session_factory(engine)() as session:
         user = User(username="kim", username_key="kim", password_hash="x", role="learner", tz="UTC", progress_epoch=0)

@@ -16,8 +16,8 @@ from app.progress.registry import level_for_xp, xp_to_leave
 
 
 @pytest.fixture
-def db_factory(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path / 'ledger.db'}")
+def db_factory(db_url):  # SQLite and PostgreSQL
+    engine = make_engine(db_url)
     upgrade_to_head(engine)
     yield make_session_factory(engine)
     engine.dispose()

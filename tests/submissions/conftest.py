@@ -1,4 +1,4 @@
-"""Submissions tests: a real app on a real SQLite file, users with API tokens, real HTTP through
+"""Submissions tests: a real app on a real SQLite file and on a real PostgreSQL database, users with API tokens, real HTTP through
 TestClient (the whole ASGI stack), the real engine compile (sandboxed NVRTC). Only the GPU run
 itself is ever stubbed (``fake_gpu``)."""
 from __future__ import annotations
@@ -27,13 +27,14 @@ BROKEN_GEMM = ('extern "C" __global__ void gemm(const float* A, const float* B, 
 
 
 @pytest.fixture
-def sub_settings(tmp_path, monkeypatch):
+def sub_settings(tmp_path, monkeypatch, db_url):
+    """Settings builder; every test using it runs twice: SQLite and PostgreSQL (``db_url``)."""
     for name in ("MKC_DATABASE_URL", "MKC_DATA_DIR", "MKC_DISPATCHER_ENABLED", "KERNELS_GPU"):
         monkeypatch.delenv(name, raising=False)
 
     def build(**overrides):
         values = dict(dispatcher_enabled=False, dispatcher_gpu="off", dispatcher_poll_seconds=0.05,
-                      submission_lease_seconds=30.0, submission_max_in_flight=1)
+                      submission_lease_seconds=30.0, submission_max_in_flight=1, database_url=db_url)
         values.update(overrides)
         return make_settings(tmp_path, **values)
     return build

@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 
 import httpx
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
+
+from app.core.db import make_engine
 
 from .conftest import BROKEN_GEMM, GEMM_LAUNCH, gemm_source
 from app.bench.submissions_server import Server, add_users
@@ -15,15 +17,15 @@ SETTINGS = dict(dispatcher_gpu="off", KERNELS_GPU="0", submission_max_in_flight=
 
 
 def counts(db_url: str) -> dict[str, int]:
-    engine = create_engine(db_url)
+    engine = make_engine(db_url)
     with engine.connect() as conn:
         rows = dict(conn.execute(text("SELECT state, COUNT(*) FROM submission GROUP BY state")).all())
     engine.dispose()
     return rows
 
 
-def test_fifty_submissions_survive_kill_minus_nine(tmp_path):
-    server = Server(tmp_path / "srv", **SETTINGS).start()
+def test_fifty_submissions_survive_kill_minus_nine(tmp_path, db_url):
+    server = Server(tmp_path / "srv", database_url=db_url, **SETTINGS).start()
     try:
         tokens = add_users(server.db_url, [f"learner{i}" for i in range(5)])
         expected = {}
@@ -43,7 +45,7 @@ def test_fifty_submissions_survive_kill_minus_nine(tmp_path):
     assert sum(before.values()) == 50
     assert before.get("queued", 0) > 0, before  # the kill really left work behind
 
-    restarted = Server(tmp_path / "srv", port=server.port, **SETTINGS).start()
+    restarted = Server(tmp_path / "srv", port=server.port, database_url=db_url, **SETTINGS).start()
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
@@ -59,7 +61,7 @@ def test_fifty_submissions_survive_kill_minus_nine(tmp_path):
                     assert view["state"] == "done" and view["verdict"] == "COMPILE_ERROR", view
                 else:
                     assert view["state"] == "awaiting_gpu" and view["result"]["message"]["code"] == "UNAVAILABLE_NO_GPU"
-        engine = create_engine(restarted.db_url)
+        engine = make_engine(restarted.db_url)
         with engine.connect() as conn:
             attempts = conn.execute(text("SELECT COUNT(*) FROM event WHERE kind = 'exercise_attempted'")).scalar()
             unrecorded = conn.execute(text("SELECT COUNT(*) FROM submission WHERE state = 'done' AND NOT recorded")).scalar()
@@ -69,9 +71,9 @@ def test_fifty_submissions_survive_kill_minus_nine(tmp_path):
         restarted.stop()
 
 
-def test_two_uvicorn_workers_never_run_two_jobs_at_once_on_one_lane(tmp_path):
+def test_two_uvicorn_workers_never_run_two_jobs_at_once_on_one_lane(tmp_path, db_url):
     """Each worker process starts a dispatcher; only the lane holder grades, one job at a time."""
-    server = Server(tmp_path / "srv", workers=2, **SETTINGS).start()
+    server = Server(tmp_path / "srv", workers=2, database_url=db_url, **SETTINGS).start()
     try:
         tokens = add_users(server.db_url, [f"worker{i}" for i in range(4)])
         with httpx.Client(base_url=server.url, timeout=30) as http:
@@ -84,7 +86,7 @@ def test_two_uvicorn_workers_never_run_two_jobs_at_once_on_one_lane(tmp_path):
         while counts(server.db_url).get("awaiting_gpu", 0) < 16 and time.monotonic() < deadline:
             time.sleep(0.2)
         assert counts(server.db_url) == {"awaiting_gpu": 16}
-        engine = create_engine(server.db_url)
+        engine = make_engine(server.db_url)
         with engine.connect() as conn:
             spans = conn.execute(text("SELECT claimed_at, finished_at, lane FROM submission ORDER BY claimed_at")).all()
             lane_rows = conn.execute(text("SELECT COUNT(*) FROM dispatcher_lane")).scalar()

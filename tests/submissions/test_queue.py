@@ -28,7 +28,8 @@ def test_round_robin_by_user_oldest_first(sub_settings, make_client, api_for):
     order = []
     while dispatcher.step():
         with client.app.state.session_factory() as db:
-            row = db.scalars(select(Submission).order_by(Submission.claimed_at.desc(), Submission.id.desc())).first()
+            row = db.scalars(select(Submission).where(Submission.claimed_at.is_not(None))  # PostgreSQL sorts NULL first
+                                 .order_by(Submission.claimed_at.desc(), Submission.id.desc())).first()
             order.append(row.id)
     a, b, c = ids["ann"], ids["bob"], ids["cat"]
     assert order == [a[0], b[0], c[0], a[1], b[1], a[2]]

@@ -7,20 +7,23 @@ from app.core.migrate import current_revision, head_revision, upgrade_to_head
 from app.models import Base
 
 
-def test_models_match_migrations(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path / 'm.db'}")
+def test_models_match_migrations(db_url):
+    """On SQLite and on a real PostgreSQL (the cluster database)."""
+    engine = make_engine(db_url)
     upgrade_to_head(engine)
     with engine.connect() as conn:
         context = MigrationContext.configure(conn, opts={"compare_type": True, "render_as_batch": True})
         diff = compare_metadata(context, Base.metadata)
+    engine.dispose()
     assert diff == []
 
 
-def test_upgrade_is_idempotent_and_reaches_head(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path / 'm.db'}")
+def test_upgrade_is_idempotent_and_reaches_head(db_url):
+    engine = make_engine(db_url)
     upgrade_to_head(engine)
     upgrade_to_head(engine)
     assert current_revision(engine) == head_revision() is not None
+    engine.dispose()
 
 
 def test_cli_migrate(tmp_path):
