@@ -165,6 +165,9 @@ class Result:
     gpu: Optional[GpuInfo] = None
     versions: dict[str, str] = field(default_factory=dict)  # nvrtc, cupy, engine, arch, ...
     phases: list[PhaseTiming] = field(default_factory=list)
+    # How the kernel runs (SASS/PTX by line, occupancy, roofline, hints, counters): a versioned
+    # section of its own ("insight/1", insight/schema.py). None in results from before it.
+    insight: Optional[dict[str, Any]] = None
 
     # ---- JSON round trip -------------------------------------------------------------
 
@@ -270,6 +273,8 @@ def _from_dict(cls: type, data: dict[str, Any]) -> Any:
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of ``Result.to_dict()``; result.schema.json is this."""
+    from .insight.schema import insight_schema
+
     int_or_null = {"type": ["integer", "null"], "minimum": 0}
     number = {"anyOf": [{"type": "number"}, {"enum": ["NaN", "Infinity", "-Infinity"]}]}
     size = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
@@ -334,6 +339,7 @@ def json_schema() -> dict[str, Any]:
             "grid": {"anyOf": [{"type": "array", "items": {"type": "integer", "minimum": 1},
                                 "minItems": 3, "maxItems": 3}, {"type": "null"}]},
         }, ["block", "tile", "smem"]),
+        "insight": insight_schema(),
     }
     props = {
         "schema": {"const": SCHEMA_VERSION},
@@ -352,6 +358,7 @@ def json_schema() -> dict[str, Any]:
         "gpu": {"anyOf": [{"$ref": "#/$defs/gpu"}, {"type": "null"}]},
         "versions": {"type": "object", "additionalProperties": {"type": "string"}},
         "phases": {"type": "array", "items": {"$ref": "#/$defs/phase"}},
+        "insight": {"anyOf": [{"$ref": "#/$defs/insight"}, {"type": "null"}]},
     }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -1,6 +1,6 @@
 """A small JSON Schema checker for the subset result.schema.json uses (jsonschema is not a
 dependency): type, enum, const, properties, required, additionalProperties, items, minItems,
-maxItems, minimum, maximum, minLength, pattern, anyOf, $ref into #/$defs."""
+maxItems, prefixItems, minimum, maximum, minLength, pattern, anyOf, $ref into #/$defs."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ _TYPES = {
     "null": lambda v: v is None,
 }
 _KNOWN = {"type", "enum", "const", "properties", "required", "additionalProperties", "items",
-          "minItems", "maxItems", "minimum", "maximum", "minLength", "pattern", "anyOf", "$ref",
+          "minItems", "maxItems", "prefixItems", "minimum", "maximum", "minLength", "pattern", "anyOf", "$ref",
           "$schema", "$id", "title", "$defs", "description"}
 
 
@@ -57,6 +57,8 @@ def errors(instance: Any, schema: dict, root: dict | None = None, path: str = "$
             out.append(f"{path}: fewer than {schema['minItems']} items")
         if "maxItems" in schema and len(instance) > schema["maxItems"]:
             out.append(f"{path}: more than {schema['maxItems']} items")
+        for i, (item, sub) in enumerate(zip(instance, schema.get("prefixItems", []))):
+            out.extend(errors(item, sub, root, f"{path}[{i}]"))
         if "items" in schema:
             for i, item in enumerate(instance):
                 out.extend(errors(item, schema["items"], root, f"{path}[{i}]"))
