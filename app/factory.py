@@ -32,6 +32,7 @@ from app.notifications.routes import router as notifications_router
 from app.progress.routes import router as progress_api_router
 from app.reports.routes import router as reports_router
 from app.routes import errors, language, pages
+from app.routes.bodies import EarlyRefusalMiddleware
 from app.routes.page_cache import PageCache
 from app.stats import ViewCounter
 from app.submissions import runtime as submissions
@@ -76,6 +77,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.views.flush(app.state.session_factory)
             app.state.engine.dispose()
 
+    # Bodies are capped per router and route while they are read (app/routes/bodies.py), not here: an
+    # application-wide limit would answer refusals in English, around our error handlers.
     app = FastAPI(title=settings.site_name, lifespan=lifespan, docs_url="/docs", redoc_url=None,
                   openapi_url="/openapi.json")
     app.state.settings = settings
@@ -91,6 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.accounts = AccountsConfig()  # session lifetime and rate limits (tests tune these)
     app.state.comments = CommentsConfig()  # comment length, rate limits, page size (tests tune these)
 
+    app.add_middleware(EarlyRefusalMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
     app.add_exception_handler(RequestValidationError, errors.validation_error)

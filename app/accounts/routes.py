@@ -2,7 +2,7 @@
 delete, and the admins' role page. Every POST passes ``csrf_protect``."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import Depends, Form, Request
 from fastapi.responses import RedirectResponse
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -18,8 +18,10 @@ from app.accounts.usernames import username_key
 from app.accounts.views import account_context, check_lang, render, safe_next
 from app.progress import ledger, service
 from app.progress.registry import ACHIEVEMENTS, ACHIEVEMENTS_BY_ID
+from app.core.ids import RowId
+from app.routes.bodies import make_router
 
-router = APIRouter()
+router = make_router()
 CSRF = [Depends(csrf_protect)]
 
 
@@ -198,7 +200,7 @@ def create_token(lang: str, request: Request, name: str = Form(""), auth=Depends
 
 
 @router.post("/{lang}/profile/tokens/{token_id}/revoke", dependencies=CSRF)
-def revoke_token(lang: str, token_id: int, request: Request, auth=Depends(require_auth),
+def revoke_token(lang: str, token_id: RowId, request: Request, auth=Depends(require_auth),
                  db: Session = Depends(db_session)):
     check_lang(lang)
     if not authn.revoke_api_token(db, auth.user, token_id):
@@ -270,7 +272,7 @@ def admin_users(lang: str, request: Request, auth=Depends(require_permission("us
 
 
 @router.post("/{lang}/admin/users/{user_id}/role", dependencies=CSRF)
-def admin_set_role(lang: str, user_id: int, request: Request, role: str = Form(""),
+def admin_set_role(lang: str, user_id: RowId, request: Request, role: str = Form(""),
                    auth=Depends(require_permission("users.manage")), db: Session = Depends(db_session)):
     check_lang(lang)
     target = db.get(User, user_id)

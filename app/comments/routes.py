@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
@@ -21,8 +21,10 @@ from app.comments.permissions import can_moderate
 from app.comments.web import config, lesson_or_404, signed_in_writer, slugs, ui_lang
 from app.core.config import LANGUAGES
 from app.i18n import ngettext_for
+from app.core.ids import BodyRowId, OptionalRowIdQuery, PageNumber, RowId
+from app.routes.bodies import COMMENT_BODY_LIMIT, FORM_TEXT_BODY_LIMIT, make_router
 
-router = APIRouter()
+router = make_router()
 
 
 # Text fields accept any JSON value: a non-string is refused by the service with the usual
@@ -30,7 +32,7 @@ router = APIRouter()
 class NewComment(BaseModel):
     body: Any = ""
     lang: str = "ko"
-    parent_id: Optional[int] = None
+    parent_id: Optional[BodyRowId] = None
 
 
 class EditComment(BaseModel):
@@ -62,8 +64,8 @@ def _fragment(request: Request, page: listing.ThreadPage, lang: str, auth, follo
 
 
 @router.get("/api/lessons/{slug}/comments")
-def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "newest", page: int = 1,
-                  focus: Optional[int] = None, auth=Depends(current_auth), db: Session = Depends(db_session)):
+def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "newest", page: PageNumber = 1,
+                  focus: OptionalRowIdQuery = None, auth=Depends(current_auth), db: Session = Depends(db_session)):
     lang = ui_lang(request, lang if lang in LANGUAGES else None)
     lesson_or_404(request, slug)
     viewer = auth.user if auth else None
@@ -78,7 +80,7 @@ def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "ne
     }, headers={"Cache-Control": "no-store"})
 
 
-@router.post("/api/lessons/{slug}/comments", status_code=201)
+@router.post("/api/lessons/{slug}/comments", status_code=201, max_body_size=COMMENT_BODY_LIMIT)
 def create_comment(slug: str, data: NewComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                    db: Session = Depends(db_session)):
     lang = ui_lang(request, data.lang if data.lang in LANGUAGES else None)
@@ -90,7 +92,7 @@ def create_comment(slug: str, data: NewComment, request: Request, auth: authn.Au
 
 
 @router.get("/api/comments/{comment_id}")
-def get_comment(comment_id: int, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+def get_comment(comment_id: RowId, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
     ui_lang(request)
     comment = db.get(Comment, comment_id)
     viewer = auth.user if auth else None
@@ -103,8 +105,8 @@ def get_comment(comment_id: int, request: Request, auth=Depends(current_auth), d
     return JSONResponse(data)
 
 
-@router.patch("/api/comments/{comment_id}")
-def edit_comment(comment_id: int, data: EditComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+@router.patch("/api/comments/{comment_id}", max_body_size=COMMENT_BODY_LIMIT)
+def edit_comment(comment_id: RowId, data: EditComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                  db: Session = Depends(db_session)):
     ui_lang(request, data.lang)
     comment = service.edit(db, config(request), auth.user, comment_id, data.body)
@@ -113,7 +115,7 @@ def edit_comment(comment_id: int, data: EditComment, request: Request, auth: aut
 
 
 @router.delete("/api/comments/{comment_id}")
-def delete_comment(comment_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+def delete_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                    db: Session = Depends(db_session)):
     ui_lang(request)
     service.delete(db, auth.user, comment_id)
@@ -122,7 +124,7 @@ def delete_comment(comment_id: int, request: Request, auth: authn.Auth = Depends
 
 
 @router.post("/api/comments/{comment_id}/helpful")
-def mark_helpful(comment_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+def mark_helpful(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                  db: Session = Depends(db_session)):
     ui_lang(request)
     reply = service.mark_helpful(db, auth.user, comment_id, slugs(request))
@@ -131,7 +133,7 @@ def mark_helpful(comment_id: int, request: Request, auth: authn.Auth = Depends(s
 
 
 @router.post("/api/comments/{comment_id}/hide")
-def hide_comment(comment_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+def hide_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                  db: Session = Depends(db_session)):
     ui_lang(request)
     service.set_hidden(db, auth.user, comment_id, True)
@@ -140,7 +142,7 @@ def hide_comment(comment_id: int, request: Request, auth: authn.Auth = Depends(s
 
 
 @router.post("/api/comments/{comment_id}/restore")
-def restore_comment(comment_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+def restore_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                     db: Session = Depends(db_session)):
     ui_lang(request)
     service.set_hidden(db, auth.user, comment_id, False)
@@ -148,8 +150,8 @@ def restore_comment(comment_id: int, request: Request, auth: authn.Auth = Depend
     return JSONResponse({"id": comment_id, "hidden": False})
 
 
-@router.post("/api/comments/{comment_id}/report", status_code=201)
-def report_comment(comment_id: int, data: ReportComment, request: Request,
+@router.post("/api/comments/{comment_id}/report", status_code=201, max_body_size=FORM_TEXT_BODY_LIMIT)
+def report_comment(comment_id: RowId, data: ReportComment, request: Request,
                    auth: authn.Auth = Depends(signed_in_writer), db: Session = Depends(db_session)):
     ui_lang(request, data.lang)
     row = service.report(db, config(request), auth.user, comment_id, data.reason)
@@ -198,7 +200,7 @@ def unfollow_thread(slug: str, request: Request, auth: authn.Auth = Depends(sign
 
 
 @router.get("/{lang}/lessons/{slug}/comments")
-def comments_page(lang: str, slug: str, request: Request, sort: str = "newest", page: int = 1,
+def comments_page(lang: str, slug: str, request: Request, sort: str = "newest", page: PageNumber = 1,
                   auth=Depends(current_auth), db: Session = Depends(db_session)) -> HTMLResponse:
     """The comments alone, rendered on the server: for readers without JavaScript."""
     if lang not in LANGUAGES:

@@ -2,19 +2,21 @@
 browser session. Reading is GET; note/override/re-run are POST (CSRF for cookie callers)."""
 from __future__ import annotations
 
-import json
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from app.core.jsonbody import JsonBodyError, loads_strict
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
 from app.graders import listing, reviews
 from app.graders.messages import ERRORS, text
 from app.routes.language import preferred_language
+from app.core.ids import RowId
+from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 
-router = APIRouter(prefix="/api/graders", tags=["graders"])
+router = make_router(prefix="/api/graders", tags=["graders"])
 REVIEW = "submissions.review"
 
 
@@ -61,15 +63,15 @@ def _error(request: Request, exc: reviews.ReviewError) -> JSONResponse:
 
 async def _body(request: Request) -> dict:
     try:
-        data = json.loads(await request.body() or b"{}")
-    except ValueError:
+        data = loads_strict(await request.body() or b"{}")
+    except JsonBodyError:
         data = None
     if not isinstance(data, dict):
         raise reviews.ReviewError(400, "bad_json")
     return data
 
 
-def act(request: Request, auth, sub_id: int, kind: str, data: dict) -> dict:
+def act(request: Request, auth, sub_id: RowId, kind: str, data: dict) -> dict:
     """One grader action, committed; returns the audit entry. Shared by the API and the forms."""
     with request.app.state.session_factory() as db:
         grader = db.get(User, auth.user.id)
@@ -89,7 +91,7 @@ def act(request: Request, auth, sub_id: int, kind: str, data: dict) -> dict:
 
 
 def _make(kind: str):
-    async def handler(sub_id: int, request: Request, auth=Depends(reviewer_with_csrf)):
+    async def handler(sub_id: RowId, request: Request, auth=Depends(reviewer_with_csrf)):
         try:
             data = await _body(request)
             entry = await run_in_threadpool(act, request, auth, sub_id, kind, data)
@@ -104,4 +106,5 @@ def _make(kind: str):
 
 
 for _kind in ("note", "override", "rerun"):
-    router.add_api_route(f"/submissions/{{sub_id}}/{_kind}", _make(_kind), methods=["POST"], status_code=201)
+    router.add_api_route(f"/submissions/{{sub_id}}/{_kind}", _make(_kind), methods=["POST"], status_code=201,
+                          max_body_size=FORM_TEXT_BODY_LIMIT)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import Depends, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse
 from markupsafe import Markup
 from pygments import highlight
@@ -23,8 +23,10 @@ from app.panel.present import label
 from app.panel.routes import result_context
 from app.rendering.code import CudaCppLexer
 from app.submissions.models import Submission
+from app.core.ids import RowId
+from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 
-router = APIRouter(include_in_schema=False)
+router = make_router(include_in_schema=False)
 REVIEW = "submissions.review"
 # inline numbers: a table of numbers beside the code drifts out of line with the site's <pre> styles
 _FORMATTER = HtmlFormatter(linenos="inline", lineanchors="src")
@@ -62,12 +64,12 @@ def dashboard(lang: str, request: Request, auth=Depends(require_permission(REVIE
 
 
 @router.get("/{lang}/graders/submissions/{sub_id}")
-def detail(lang: str, sub_id: int, request: Request, done: str = "", auth=Depends(require_permission(REVIEW))):
+def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depends(require_permission(REVIEW))):
     check_lang(lang)
     return _detail(request, lang, sub_id, auth, done=done)
 
 
-def _detail(request: Request, lang: str, sub_id: int, auth, *, done: str = "", error: str = "", status: int = 200):
+def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "", error: str = "", status: int = 200):
     with request.app.state.session_factory() as db:
         row = db.get(Submission, sub_id)
         if row is None:
@@ -83,8 +85,8 @@ def _detail(request: Request, lang: str, sub_id: int, auth, *, done: str = "", e
     return render(request, "graders/detail.html", context, status=status)
 
 
-@router.post("/{lang}/graders/submissions/{sub_id}/{kind}")
-async def act_form(lang: str, sub_id: int, kind: str, request: Request, reason: str = Form(""),
+@router.post("/{lang}/graders/submissions/{sub_id}/{kind}", max_body_size=FORM_TEXT_BODY_LIMIT)
+async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason: str = Form(""),
                    verdict: str = Form(""), auth=Depends(require_permission(REVIEW))):
     check_lang(lang)
     await csrf_protect(request, auth)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import HTTPException, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
@@ -14,8 +14,9 @@ from app.core.config import LANGUAGES
 from app.ladder.embed import content_store
 from app.ladder.page import page_context_for
 from app.progress.page_state import signed_in_view
+from app.routes.bodies import make_router
 
-router = APIRouter()
+router = make_router()
 
 
 def _results(request: Request):

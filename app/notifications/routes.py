@@ -2,7 +2,7 @@
 (mark one read, mark all read, the on-reply/off setting), and the same actions as JSON."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import Depends, Form, Request
 from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
@@ -13,8 +13,10 @@ from app.accounts.views import account_context, check_lang, render
 from app.comments.permissions import can_moderate
 from app.comments.web import signed_in_writer, ui_lang
 from app.notifications import service
+from app.core.ids import RowId
+from app.routes.bodies import make_router
 
-router = APIRouter()
+router = make_router()
 
 
 class Setting(BaseModel):
@@ -45,7 +47,7 @@ def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth
 
 
 @router.post("/api/notifications/{notification_id}/read")
-def read_one_api(notification_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+def read_one_api(notification_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                  db: Session = Depends(db_session)):
     changed = service.mark_read(db, auth.user, notification_id)
     db.commit()
@@ -85,7 +87,7 @@ def notifications_page(lang: str, request: Request, auth=Depends(current_auth), 
 
 
 @router.post("/{lang}/notifications/{notification_id}/read")
-def read_one_form(lang: str, notification_id: int, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+def read_one_form(lang: str, notification_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                   db: Session = Depends(db_session)):
     check_lang(lang)
     service.mark_read(db, auth.user, notification_id)

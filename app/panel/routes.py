@@ -3,7 +3,7 @@ panel's JavaScript asks these routes for the exercise (starter, launch defaults)
 server-rendered fragments (result, history, diff) in the page's language."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -18,9 +18,11 @@ from app.submissions import queue
 from app.submissions.models import Submission
 from app.submissions.views import submission_json
 from app.templating import page_context
+from app.core.ids import RowId
+from app.routes.bodies import make_router
 
-api_router = APIRouter(prefix="/api/panel", tags=["panel"])
-router = APIRouter(include_in_schema=False)
+api_router = make_router(prefix="/api/panel", tags=["panel"])
+router = make_router(include_in_schema=False)
 REVIEW = "submissions.review"
 
 
@@ -79,7 +81,7 @@ def result_context(db, row: Submission, lang: str) -> dict:
 
 
 @router.get("/{lang}/panel/submissions/{sub_id}")
-async def result_fragment(lang: str, sub_id: int, request: Request, auth=Depends(require_auth)):
+async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depends(require_auth)):
     _check_lang(lang)
 
     def load():

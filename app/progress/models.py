@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.accounts.clock import utcnow
@@ -42,6 +42,10 @@ class XpEntry(Base):
     __table_args__ = (
         # the same deed pays once per epoch, whatever the number of clicks or concurrent requests
         UniqueConstraint("user_id", "epoch", "source", "source_id", name="uq_xp_entry_deed"),
+        # ...and is live at most once across epochs: a completion racing a progress reset cannot leave
+        # the same lesson paid in the old epoch and the new one (the total can never pass the course's).
+        Index("uq_xp_entry_live_deed", "user_id", "source", "source_id", unique=True,
+              sqlite_where=text("voided = 0"), postgresql_where=text("NOT voided")),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -2,7 +2,7 @@
 ``Authorization: Bearer mkc_...`` and skip CSRF with the same permissions."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
@@ -13,8 +13,9 @@ from app.accounts.models import User
 from app.progress import ledger, service
 from app.routes.language import preferred_language
 from app.templating import page_context
+from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 
-router = APIRouter(prefix="/api")
+router = make_router(prefix="/api")
 CSRF = [Depends(csrf_protect)]
 
 
@@ -63,7 +64,7 @@ class MergeBody(BaseModel):
     read: dict[str, list[str]] = Field(default_factory=dict, max_length=200)
 
 
-@router.post("/progress/merge", dependencies=CSRF)
+@router.post("/progress/merge", dependencies=CSRF, max_body_size=FORM_TEXT_BODY_LIMIT)
 def merge(body: MergeBody, request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
     """The visitor's localStorage progress joins the account: union, earliest time kept."""
     lang = _lang(request)

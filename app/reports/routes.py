@@ -2,7 +2,7 @@
 honeypot and a per-IP limit) and the instructors' inbox of problem and comment reports."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import Depends, Form, Request
 from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
 
@@ -14,8 +14,10 @@ from app.comments.messages import CommentsError, message
 from app.comments.permissions import can_moderate
 from app.comments.web import config, lesson_or_404, signed_in_writer, ui_lang
 from app.reports import service
+from app.core.ids import RowId
+from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 
-router = APIRouter()
+router = make_router()
 HONEYPOT = "website"  # a field people never see; bots that fill every field give themselves away
 
 
@@ -39,7 +41,7 @@ def report_form(lang: str, slug: str, request: Request, quote: str = "", auth=De
     return _form(request, lang, lesson, auth, quote=quote[:config(request).quote_max_length])
 
 
-@router.post("/{lang}/lessons/{slug}/report", dependencies=[Depends(csrf_protect)])
+@router.post("/{lang}/lessons/{slug}/report", dependencies=[Depends(csrf_protect)], max_body_size=FORM_TEXT_BODY_LIMIT)
 def report_submit(lang: str, slug: str, request: Request, what: str = Form(""), quote: str = Form(""),
                   website: str = Form(""), auth=Depends(current_auth), db: Session = Depends(db_session)):
     check_lang(lang)
@@ -87,7 +89,7 @@ def inbox(lang: str, request: Request, status: str = "open", auth: authn.Auth = 
 
 
 @router.post("/{lang}/reports/{report_id}/{action}")
-def set_problem_state(lang: str, report_id: int, action: str, request: Request,
+def set_problem_state(lang: str, report_id: RowId, action: str, request: Request,
                       auth: authn.Auth = Depends(_moderator_writer), db: Session = Depends(db_session)):
     check_lang(lang)
     if action not in ("resolve", "reopen") or not service.set_problem_resolved(db, auth.user, report_id,
@@ -98,7 +100,7 @@ def set_problem_state(lang: str, report_id: int, action: str, request: Request,
 
 
 @router.post("/{lang}/reports/comments/{comment_id}/{action}")
-def handle_comment_report(lang: str, comment_id: int, action: str, request: Request,
+def handle_comment_report(lang: str, comment_id: RowId, action: str, request: Request,
                           auth: authn.Auth = Depends(_moderator_writer), db: Session = Depends(db_session)):
     check_lang(lang)
     if action not in ("dismiss", "hide"):

@@ -30,7 +30,7 @@ STATUS_MESSAGES = {
     403: ("forbidden", _("You do not have permission to do that.")),
     404: ("not_found", _("Not found.")),
     405: ("method_not_allowed", _("This address does not accept that kind of request.")),
-    413: ("too_large", _("The request is too large.")),
+    413: ("body_too_large", _("The request is too large.")),
     415: ("unsupported_media_type", _("This kind of content is not accepted here.")),
     422: ("invalid_request", _("Some fields are missing or have the wrong type. Check the form and try again.")),
     429: ("rate_limited", _("Too many requests. Please wait a moment and try again.")),
@@ -68,6 +68,11 @@ def _error_page(request: Request, status: int) -> HTMLResponse:
         log.exception("error template failed")
         html = f"<!doctype html><title>{status}</title><h1>{status}</h1>"
     return HTMLResponse(html, status_code=status)
+
+
+def error_response(request: Request, status: int, params: dict | None = None):
+    """The answer for ``status`` in the reader's language: JSON under /api/, the error page elsewhere."""
+    return _api_error(request, status, params) if _is_api(request) else _error_page(request, status)
 
 
 async def http_error(request: Request, exc: StarletteHTTPException):

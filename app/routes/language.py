@@ -3,17 +3,18 @@ from __future__ import annotations
 
 import re
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse
 
 from app.core.config import LANGUAGES
 from app.i18n import parse_accept_language
+from app.routes.bodies import make_router
 
 COOKIE = "lang"
 COOKIE_MAX_AGE = 365 * 24 * 3600
 _SAFE_NEXT = re.compile(r"^/(ko|en)(/[A-Za-z0-9\-_/]*)?$")
 
-router = APIRouter()
+router = make_router()
 
 
 def preferred_language(request: Request, default: str) -> str:

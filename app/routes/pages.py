@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
@@ -26,12 +26,13 @@ from app.progress.reader_pages import reader_key, reader_pages
 from app.rendering.markdown import MEASURED_PATTERN, render_markdown
 from app.routes.page_cache import STRIP_MARKER, CachedPage
 from app.templating import page_context
+from app.routes.bodies import make_router
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # The two hot routes are matched first (see factory.py); the catch-all /{lang} goes last so
 # that it never shadows other single-segment routes.
-router = APIRouter()
-fallback_router = APIRouter()
+router = make_router()
+fallback_router = make_router()
 
 
 def _check_lang(lang: str) -> None:

@@ -17,6 +17,7 @@ from fastapi import Request
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.core.jsonbody import JsonBodyError, loads_strict
 from app.accounts.clock import utcnow
 from app.accounts.models import User
 from app.submissions import states
@@ -68,8 +69,8 @@ def parse_body(raw: bytes, content_type: str) -> Request_:
     if content_type and not content_type.split(";")[0].strip().lower() in ("application/json", ""):
         raise SubmissionError(415, "bad_content_type")
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        data = loads_strict(raw)  # depth, lone surrogates and UTF-8 refused here, not as a 500 later
+    except JsonBodyError:
         raise SubmissionError(400, "bad_json")
     if not isinstance(data, dict):
         raise SubmissionError(400, "bad_json")

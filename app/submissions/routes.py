@@ -2,7 +2,7 @@
 ``Authorization: Bearer mkc_...``. Every refusal is JSON: ``{error, message, params}``."""
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -16,8 +16,11 @@ from app.submissions.messages import ERRORS, SubmissionError, translate
 from app.submissions.models import Submission
 from app.submissions.schemas import ErrorBody, SubmissionCreated, SubmissionList, SubmissionRequest, SubmissionView
 from app.submissions.views import submission_json
+from app.submissions.intake import MAX_BODY_BYTES
+from app.core.ids import RowId
+from app.routes.bodies import make_router
 
-router = APIRouter(prefix="/api", tags=["submissions"])
+router = make_router(prefix="/api", tags=["submissions"])
 ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413, 415, 422, 429)}
 REVIEW = "submissions.review"
 
@@ -44,7 +47,7 @@ def _limits(request: Request) -> intake.Limits:
     return intake.Limits(s.submission_max_in_flight, s.submission_per_hour, s.submission_per_day)
 
 
-@router.post("/exercises/{exercise_id}/submissions", status_code=202, response_model=SubmissionCreated,
+@router.post("/exercises/{exercise_id}/submissions", status_code=202, max_body_size=MAX_BODY_BYTES, response_model=SubmissionCreated,
              responses=ERROR_RESPONSES,
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
                  "schema": SubmissionRequest.model_json_schema(ref_template="#/components/schemas/{model}"),
@@ -75,7 +78,7 @@ async def create_submission(exercise_id: str, request: Request, auth=Depends(sig
                         headers={"Location": view["links"]["self"]})
 
 
-def _load_visible(request: Request, auth, sub_id: int, db: Session) -> tuple[dict, Submission]:
+def _load_visible(request: Request, auth, sub_id: RowId, db: Session) -> tuple[dict, Submission]:
     row = db.get(Submission, sub_id, populate_existing=True)
     reviewer = can(auth.user.role, REVIEW)
     if row is None or (row.user_id != auth.user.id and not reviewer):
@@ -87,7 +90,7 @@ def _load_visible(request: Request, auth, sub_id: int, db: Session) -> tuple[dic
 
 
 @router.get("/submissions/{sub_id}", response_model=SubmissionView, responses=ERROR_RESPONSES)
-async def get_submission(sub_id: int, request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
+async def get_submission(sub_id: RowId, request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
     """State (with queue position while queued) and, once graded, the engine's Result as is.
 
     Only the author and graders/admins can see a submission (others get 404)."""
@@ -96,7 +99,7 @@ async def get_submission(sub_id: int, request: Request, auth=Depends(require_aut
 
 
 @router.get("/submissions/{sub_id}/events", responses={200: {"content": {"text/event-stream": {}}}, **ERROR_RESPONSES})
-async def submission_events(sub_id: int, request: Request, auth=Depends(require_auth),
+async def submission_events(sub_id: RowId, request: Request, auth=Depends(require_auth),
                             db: Session = Depends(db_session)):
     """Server-sent events: ``event: state`` with the submission's JSON at every change
     (queued with position -> compiling -> checking -> timing -> done, or awaiting_gpu). The

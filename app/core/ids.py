@@ -1,0 +1,22 @@
+"""Row ids as they arrive in paths and queries.
+
+Database integer keys are signed 64-bit. An id of 2^63 or more can name no row, and passed to the
+driver it overflows (SQLite: OverflowError, PostgreSQL: NumericValueOutOfRange) — a 500. Every route
+declares its ids with these types, so such input is refused by validation (a 422 in the reader's
+language) before any query is built.
+"""
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Path, Query
+from pydantic import Field
+
+MAX_ROW_ID = 2**63 - 1
+
+RowId = Annotated[int, Path(ge=0, le=MAX_ROW_ID, description="a row id (signed 64-bit)")]
+OptionalRowIdQuery = Annotated[int | None, Query(ge=0, le=MAX_ROW_ID)]
+# A page number: anything past the last page shows the last page, but it must be an integer we can
+# multiply by a page size without leaving 64 bits.
+PageNumber = Annotated[int, Query(ge=1, le=1_000_000)]
+BodyRowId = Annotated[int, Field(ge=0, le=MAX_ROW_ID)]  # an id inside a JSON body
