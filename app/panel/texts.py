@@ -31,6 +31,7 @@ CODES = {
     "SOURCE_BACKSLASH_FORBIDDEN": _("Line %(line)s: a backslash outside a string or character literal is not allowed."),
     "SOURCE_CONTROL_CHAR": _("Line %(line)s: the source contains a control character."),
     "SOURCE_NON_ASCII_CODE": _("Line %(line)s: non-ASCII characters are allowed only in comments and string literals."),
+    "SOURCE_CHARACTER_FORBIDDEN": _("Line %(line)s: the character %(char)s is not part of C++ source; it is allowed only in comments and string literals."),
     # launch request
     "LAUNCH_NOT_OBJECT": _("The launch settings must be an object with block, tile and smem."),
     "LAUNCH_UNKNOWN_KEY": _("Unknown launch setting %(key)s (allowed: %(allowed)s)."),

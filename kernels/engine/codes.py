@@ -29,6 +29,7 @@ SOURCE_RAW_STRING_FORBIDDEN = "SOURCE_RAW_STRING_FORBIDDEN"  # {line}
 SOURCE_BACKSLASH_FORBIDDEN = "SOURCE_BACKSLASH_FORBIDDEN"  # {line} outside literals, not a splice
 SOURCE_CONTROL_CHAR = "SOURCE_CONTROL_CHAR"  # {line}
 SOURCE_NON_ASCII_CODE = "SOURCE_NON_ASCII_CODE"  # {line} non-ASCII outside comments and literals
+SOURCE_CHARACTER_FORBIDDEN = "SOURCE_CHARACTER_FORBIDDEN"  # {line, char} ASCII outside the basic source set ($ @ `)
 
 # ---- launch request --------------------------------------------------------------------
 LAUNCH_NOT_OBJECT = "LAUNCH_NOT_OBJECT"  # {}

@@ -18,7 +18,11 @@ comments and literals), and then
 - reject the digraph ``%:`` (another spelling of ``#``), every trigraph (``??=`` is ``#``,
   ``??/`` is a backslash), raw string literals (their splice rules differ from ours, which
   could hide code from this scan), and stray backslashes outside literals (universal
-  character names in identifiers).
+  character names in identifiers);
+- refuse every character outside the C++ basic source character set (``$``, ``@``, the backtick,
+  non-ASCII) where it is not inside a literal or comment: NVRTC reads such a character as a token
+  of its own, so a name glued to it (``$_Pragma``) is still the banned name to the compiler.
+  tests/engine/test_policy_nvrtc.py proves it against NVRTC itself.
 
 The text handed to the compiler is the one checked here, after only two normalisations
 (newlines to ``\\n``, a leading byte-order mark dropped), so the two cannot disagree.
@@ -149,8 +153,18 @@ _DIGITS = "0123456789"
 # ASCII only: NVRTC reads a non-ASCII character as a token of its own, so counting it as part of
 # an identifier would let `\u00a0_Pragma` pass the ban while NVRTC still sees `_Pragma`.
 # Non-ASCII outside comments and literals is refused below (no valid kernel needs it).
-_IDENT_START = re.compile(r"[A-Za-z_$]")
-_IDENT_CHARS = re.compile(r"[A-Za-z0-9_$]*")
+# `$` is not an identifier character either: NVRTC reads it as a token of its own ("unrecognized
+# token") and goes on, so `$_Pragma(...)` ran a pragma while we saw the harmless name `$_Pragma`.
+_IDENT_START = re.compile(r"[A-Za-z_]")
+_IDENT_CHARS = re.compile(r"[A-Za-z0-9_]*")
+# The C++ basic source character set ([lex.charset]): outside comments and literals nothing else may
+# appear, so every token we read is one the compiler reads the same way. Printable ASCII left out:
+# `$`, `@` and the backtick (C0 controls are refused before the scan, non-ASCII has its own code).
+BASIC_SOURCE_CHARACTERS = frozenset(
+    " \t\v\f\n"
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    "_{}[]#()<>%:;.?*+-/^&|~!=,\\\"'"
+)
 _PP_NUMBER = re.compile(r"\.?[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*")
 
 
@@ -214,8 +228,10 @@ def _strip_comments_and_literals(s: str, lines: list[int]) -> tuple[str, list[in
             raise SourceRejected(codes.SOURCE_TOKEN_PASTE_FORBIDDEN, {"line": line})
         if c == "\\":
             raise SourceRejected(codes.SOURCE_BACKSLASH_FORBIDDEN, {"line": line})
-        if ord(c) > 0x7F:
-            raise SourceRejected(codes.SOURCE_NON_ASCII_CODE, {"line": line})
+        if c not in BASIC_SOURCE_CHARACTERS:
+            if ord(c) > 0x7F:
+                raise SourceRejected(codes.SOURCE_NON_ASCII_CODE, {"line": line})
+            raise SourceRejected(codes.SOURCE_CHARACTER_FORBIDDEN, {"line": line, "char": c})
         emit(c, line)
         i += 1
     return "".join(out), out_lines

@@ -35,6 +35,11 @@ DISGUISES = [
     # NVRTC reads U+00A0 as a token of its own and then a real _Pragma.
     ("nonascii_glued_to_banned_name", '#define P(s) \u00a0_Pragma(s)\nP("message(1)")\n',
      codes.SOURCE_NON_ASCII_CODE, False),
+    # NVRTC reads `$`, `@` and the backtick as tokens of their own too (issue 15): refused outside
+    # comments and literals like every character outside the basic source set.
+    ("dollar_glued_to_banned_name", '#define P(s) $_Pragma(s)\nP("message(1)")\n', codes.SOURCE_CHARACTER_FORBIDDEN, False),
+    ("at_before_banned_name", 'int a; @_Pragma("message(1)")\n', codes.SOURCE_CHARACTER_FORBIDDEN, False),
+    ("backtick_in_has_include", '#if `__has_include("x")\n#endif\n', codes.SOURCE_CHARACTER_FORBIDDEN, False),
     ("comment_between", '# /*c*/ include "@CANARY@"\n', codes.SOURCE_INCLUDE_FORBIDDEN, True),
     ("comment_before", '/* x */ #include "@CANARY@"\n', codes.SOURCE_INCLUDE_FORBIDDEN, True),
     ("multiline_comment_between", '# /*\n*/ include "@CANARY@"\n', codes.SOURCE_INCLUDE_FORBIDDEN, False),
@@ -147,6 +152,7 @@ ACCEPTED = [
     ("korean_comments", "// 행렬 곱: 타일마다 공유 메모리를 쓴다\nint a;\n"),
     ("korean_in_strings", 'const char* s = "행렬 곱";\n'),
     ("multiline_comments", "/* a\n b */\n#pragma unroll\nint a; /* x\n y */ int b;\n"),
+    ("dollar_at_backtick_in_comments_and_strings", '// $x @y `z`\nconst char* s = "$_Pragma @ `";\n'),
     ("question_marks", 'const char* s = "why? really?";\n'),
     ("multiplication_unary", "int a = 3 % 2; int b = a %2; int c = (a) % (b);\n"),
 ]
