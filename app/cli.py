@@ -137,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_dispatcher(sub)
 
+    from app.cluster.worker import add_parser as add_worker
+
+    add_worker(sub)
+
     # Parsed by app/bench/web.py (see main below); listed here so --help shows it.
     sub.add_parser("bench", help="wrk benchmark of a lesson page against the bare baseline (bench --help)", add_help=False)
     return parser

@@ -6,6 +6,7 @@ from logging.config import fileConfig
 from alembic import context
 
 from app.core.db import make_engine
+from app.core.migrate import include_name
 from app.models import Base
 
 config = context.config
@@ -22,6 +23,7 @@ def run_migrations_offline() -> None:
         target_metadata=target_metadata,
         literal_binds=True,
         render_as_batch=True,
+        include_name=include_name,
     )
     with context.begin_transaction():
         context.run_migrations()
@@ -39,7 +41,8 @@ def run_migrations_online() -> None:
 
 
 def _run(connection) -> None:
-    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+    context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True,
+                      include_name=include_name)
     with context.begin_transaction():
         context.run_migrations()
 

@@ -62,6 +62,17 @@ class Settings(BaseSettings):
     submission_per_hour: int = 30
     submission_per_day: int = 200
 
+    # ---- cluster mode (app/cluster; README "Running a class") ----
+    # How a job reaches a GPU. "embedded": the in-process dispatcher claims rows of the submission
+    # table (one box, SQLite or PostgreSQL). "procrastinate": the web processes defer a job in the
+    # same transaction as the row and `python -m app worker --gpu N` processes (any host) run them;
+    # needs PostgreSQL.
+    queue: str = Field(default="embedded", pattern="^(embedded|procrastinate)$")
+    # A worker writes a heartbeat this often; one silent for worker_stalled_seconds is dead and its job
+    # is handed to another worker (checked every few seconds by a periodic task).
+    worker_heartbeat_seconds: float = 5.0
+    worker_stalled_seconds: float = 30.0
+
     @property
     def resolved_database_url(self) -> str:
         if self.database_url:

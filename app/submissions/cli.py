@@ -20,14 +20,24 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
+def catalog_slugs(settings):
+    """The visible lessons' slugs (XP for a lesson completed by grading), outside a web app."""
+    from app.lessons.catalog import Catalog
+    from app.templating import STATIC_DIR
+
+    catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval)
+
+    def slugs() -> frozenset[str]:
+        return frozenset(l.slug for l in catalog.snapshot().visible(settings.show_drafts))
+    return slugs
+
+
 def run(args: argparse.Namespace) -> int:
     from app.core.config import Settings
     from app.core.db import make_engine, make_session_factory
     from app.core.migrate import upgrade_to_head
-    from app.lessons.catalog import Catalog
     from app.submissions.dispatcher import Dispatcher
     from app.submissions.runtime import dispatcher_config
-    from app.templating import STATIC_DIR
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = Settings()
@@ -37,12 +47,7 @@ def run(args: argparse.Namespace) -> int:
     config = dispatcher_config(settings, args.gpu_index)
     if args.lane:
         config.lane = args.lane
-    catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval)
-
-    def slugs() -> frozenset[str]:
-        return frozenset(l.slug for l in catalog.snapshot().visible(settings.show_drafts))
-
-    dispatcher = Dispatcher(make_session_factory(engine), config, lesson_slugs=slugs)
+    dispatcher = Dispatcher(make_session_factory(engine), config, lesson_slugs=catalog_slugs(settings))
     if args.once:
         while dispatcher.step():
             pass

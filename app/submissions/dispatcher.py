@@ -86,6 +86,8 @@ class Dispatcher:
         self._thread: Optional[threading.Thread] = None
         self._keeper: Optional[threading.Thread] = None
         self._lane_checked_at = float("-inf")
+        # Cluster workers (app/cluster) get their jobs from the job-queue engine, not from a lane.
+        self.uses_lanes = True
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -186,6 +188,31 @@ class Dispatcher:
         self._run(job, claimed)
         return True
 
+    def run_claimed(self, sub_id: int) -> bool:
+        """Cluster mode: grade the one job the queue engine handed us, through the same steps as
+        ``step`` (claim, grade, finish, record). False when it was final already: a retried job
+        whose previous worker died after storing the result is not graded again; only its XP is
+        recorded if that was what the crash interrupted."""
+        if self.gpu is None or not self.lane:
+            self._setup()
+        if self._keeper is None:
+            self._keeper = threading.Thread(target=self._keep_leases, name="submissions-lease-keeper", daemon=True)
+            self._keeper.start()
+        with self.session_factory() as db:
+            job = queue.claim(db, sub_id, lane=self.lane, owner=self.owner, gpu=bool(self.gpu),
+                              lease_seconds=self.config.lease_seconds)
+            if job is None:
+                queue.record_pending(db, self._record)
+                return False
+        claimed = time.perf_counter()
+        self.notify(job.id)
+        if job.attempts > self.config.max_attempts:
+            log.error("submission %s was claimed %s times; giving up", job.id, job.attempts)
+            self._finish(job, abandoned_result(job.exercise_id))
+            return True
+        self._run(job, claimed)
+        return True
+
     def _run(self, job: Submission, claimed: float) -> None:
         import json
 
@@ -268,7 +295,8 @@ class Dispatcher:
             due = time.monotonic() + interval
             try:
                 if self.current is not None:
-                    self.hold_lane(force=True)
+                    if self.uses_lanes:
+                        self.hold_lane(force=True)
                     with self.session_factory() as db:
                         queue.renew(db, self.current, self.owner, self.config.lease_seconds)
             except Exception:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from fastapi import Request
 from sqlalchemy import func, select
@@ -116,8 +116,10 @@ def exercise_exists(exercise_id: str) -> bool:
     return True
 
 
-def store(db: Session, user: User, exercise_id: str, req: Request_, limits: Limits) -> Submission:
-    """Insert the row, then enforce the limits counting it; refuse (roll back) when over."""
+def store(db: Session, user: User, exercise_id: str, req: Request_, limits: Limits,
+          enqueue: Callable[[Session, Submission], Any] | None = None) -> Submission:
+    """Insert the row, then enforce the limits counting it; refuse (roll back) when over.
+    ``enqueue`` (cluster mode) defers the row's grading job in the same transaction."""
     if db.get_bind().dialect.name == "postgresql":
         db.execute(select(User.id).where(User.id == user.id).with_for_update())
     now = utcnow()
@@ -131,6 +133,8 @@ def store(db: Session, user: User, exercise_id: str, req: Request_, limits: Limi
     except SubmissionError:
         db.rollback()
         raise
+    if enqueue is not None:
+        enqueue(db, row)
     db.commit()
     return row
 

@@ -59,6 +59,35 @@ def claim_next(db: Session, *, lane: str, owner: str, gpu: bool, lease_seconds: 
     return None
 
 
+def claim(db: Session, sub_id: int, *, lane: str, owner: str, gpu: bool, lease_seconds: float) -> Submission | None:
+    """Claim one given job (cluster mode: the job-queue engine handed it to this worker), or None when
+    it is final already (done; awaiting_gpu on a worker without a GPU) or gone.
+
+    A row still in a running state is taken over: the engine gives a job to one worker at a time and
+    hands it out again only after the previous worker's heartbeat stopped, so its holder is dead. Were
+    it alive after all, its ``finish`` no longer matches the lease owner and its result is dropped."""
+    now = utcnow()
+    takeable = [states.QUEUED, *states.RUNNING] + ([states.AWAITING_GPU] if gpu else [])
+    won = db.execute(update(Submission).where(Submission.id == sub_id, Submission.state.in_(takeable)).values(
+        state=states.COMPILING, lane=lane, lease_owner=owner,
+        lease_expires_at=now + dt.timedelta(seconds=lease_seconds), claimed_at=now, started_at=None,
+        attempts=Submission.attempts + 1, updated_at=now)).rowcount == 1
+    db.commit()
+    return db.get(Submission, sub_id, populate_existing=True) if won else None
+
+
+def requeue(db: Session, sub_ids: list[int]) -> list[int]:
+    """Running jobs whose worker died wait again (the learner's page shows them queued)."""
+    if not sub_ids:
+        return []
+    ids = list(db.scalars(select(Submission.id).where(Submission.id.in_(sub_ids), Submission.state.in_(states.RUNNING))))
+    if ids:
+        db.execute(update(Submission).where(Submission.id.in_(ids), Submission.state.in_(states.RUNNING))
+                   .values(state=states.QUEUED, lease_owner=None, lease_expires_at=None, updated_at=utcnow()))
+    db.commit()
+    return ids
+
+
 def mark_started(db: Session, sub_id: int, owner: str) -> None:
     now = utcnow()
     db.execute(update(Submission).where(Submission.id == sub_id, Submission.lease_owner == owner)

@@ -66,12 +66,13 @@ async def create_submission(exercise_id: str, request: Request, auth=Depends(sig
     if len(exercise_id) > 64 or not await run_in_threadpool(intake.exercise_exists, exercise_id):
         raise SubmissionError(404, "unknown_exercise", {"exercise": exercise_id[:64]})
 
+    submissions = request.app.state.submissions
+
     def store():
-        row = intake.store(db, auth.user, exercise_id, body, _limits(request))
+        row = intake.store(db, auth.user, exercise_id, body, _limits(request), enqueue=submissions.enqueue)
         return row, queue.position(db, row)
 
     row, position = await run_in_threadpool(store)
-    submissions = request.app.state.submissions
     submissions.wake()
     view = submission_json(row, lang=_lang(request), position=position, include_source=False, include_result=False)
     return JSONResponse({k: view[k] for k in ("id", "state", "state_text", "position", "links")}, status_code=202,

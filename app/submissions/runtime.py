@@ -2,19 +2,23 @@
 
 ``install(app)`` at build time; ``start(app)`` / ``stop(app)`` from the app's lifespan. With
 ``MKC_DISPATCHER_ENABLED=false`` the web process only stores and shows submissions, and a
-standalone ``python -m app dispatcher`` (one per GPU) grades them.
+standalone ``python -m app dispatcher`` (one per GPU) grades them. With ``MKC_QUEUE=procrastinate``
+(cluster mode, PostgreSQL) the web process defers a procrastinate job with each row and
+``python -m app worker --gpu N`` processes grade them (app/cluster).
 """
 from __future__ import annotations
 
 import logging
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from fastapi import FastAPI
+from sqlalchemy.orm import Session
 
 from app.core.config import Settings
 from app.submissions.dispatcher import Dispatcher, DispatcherConfig
 from app.submissions.events import ChangeHub
 from app.submissions.messages import SubmissionError
+from app.submissions.models import Submission
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +27,9 @@ class SubmissionsRuntime:
     def __init__(self):
         self.hub = ChangeHub()
         self.dispatcher: Optional[Dispatcher] = None
+        # Cluster mode: defers the row's grading job inside the row's own transaction
+        # (app.cluster.jobs.Enqueuer); None on one box, where the dispatcher reads the table itself.
+        self.enqueue: Optional[Callable[[Session, Submission], Any]] = None
 
     def wake(self) -> None:
         if self.dispatcher is not None:
@@ -55,6 +62,11 @@ def lesson_slugs_of(app: FastAPI):
 def start(app: FastAPI) -> None:
     settings: Settings = app.state.settings
     runtime: SubmissionsRuntime = app.state.submissions
+    if settings.queue == "procrastinate":  # GPU workers (`python -m app worker`) grade; no dispatcher here
+        from app.cluster.jobs import Enqueuer
+
+        runtime.enqueue = Enqueuer(settings.resolved_database_url)
+        return
     if not settings.dispatcher_enabled or runtime.dispatcher is not None:
         return
     runtime.dispatcher = Dispatcher(app.state.session_factory, dispatcher_config(settings),

@@ -107,8 +107,7 @@ def fake_gpu(monkeypatch):
     policy, launch checks, the sandboxed NVRTC compile — is the real engine. The stub reports the
     GPU phases and answers PASSED with the spec's tiers (met), like the real runner would."""
     import kernels.engine.gpu as gpu
-    from kernels.engine import load_exercise
-    from kernels.engine.result import Message, Result, TierOutcome, Verdict, XpAward
+    from app.bench.fake_gpu import passed_result
 
     calls = []
 
@@ -116,11 +115,7 @@ def fake_gpu(monkeypatch):
         calls.append((exercise.id, compiled.kernel_name, plan))
         on_phase("checking")
         on_phase("timing")
-        spec = load_exercise(exercise.id)
-        tiers = [TierOutcome(id=t.id, against=t.against, threshold=t.speedup, met=True, xp=t.xp) for t in spec.tiers]
-        return Result(verdict=Verdict.PASSED, exercise=exercise.id, message=Message("PASSED", {"sizes": 3}),
-                      tiers=tiers, xp=XpAward(pass_xp=spec.pass_xp, tier_xp=sum(t.xp for t in tiers),
-                                              total=spec.pass_xp + sum(t.xp for t in tiers)))
+        return passed_result(exercise.id)
 
     monkeypatch.setattr(gpu, "gpu_available", lambda: True)
     monkeypatch.setattr(gpu, "run_job", run_job)

@@ -3,7 +3,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from app.core.db import make_engine
-from app.core.migrate import current_revision, head_revision, upgrade_to_head
+from app.core.migrate import current_revision, head_revision, include_name, upgrade_to_head
 from app.models import Base
 
 
@@ -12,7 +12,8 @@ def test_models_match_migrations(db_url):
     engine = make_engine(db_url)
     upgrade_to_head(engine)
     with engine.connect() as conn:
-        context = MigrationContext.configure(conn, opts={"compare_type": True, "render_as_batch": True})
+        context = MigrationContext.configure(conn, opts={"compare_type": True, "render_as_batch": True,
+                                                         "include_name": include_name})
         diff = compare_metadata(context, Base.metadata)
     engine.dispose()
     assert diff == []

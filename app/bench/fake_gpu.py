@@ -1,0 +1,68 @@
+"""A GPU stand-in for cluster tests and benchmarks on machines without a GPU.
+
+``grade`` has the engine's signature and runs the engine's real cheap steps (exercise lookup,
+source policy, launch validation) and reports the same phases, but instead of compiling and
+running the kernel it sleeps as long as a GPU job (``MKC_FAKE_GPU_SECONDS``, default 1.0 s, the
+direct engine time of a GEMM job on an H100) and answers PASSED with the spec's tiers. It never
+stands in for grading in the product: only ``python -m app worker --grade app.bench.fake_gpu:grade``
+and tests select it.
+
+With ``MKC_FAKE_GPU_LOG=<file>`` each call appends a JSON line when its GPU part starts and one when
+it ends (pid, the source's last line, wall-clock time), so a test can see how often and when a job
+really ran, including runs cut short by kill -9.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+
+SECONDS_ENV = "MKC_FAKE_GPU_SECONDS"
+LOG_ENV = "MKC_FAKE_GPU_LOG"
+
+
+def passed_result(exercise_id: str):
+    """PASSED with every tier of the exercise met, as the real GPU runner reports it."""
+    from kernels.engine import load_exercise
+    from kernels.engine.result import Message, Result, TierOutcome, Verdict, XpAward
+
+    spec = load_exercise(exercise_id)
+    tiers = [TierOutcome(id=t.id, against=t.against, threshold=t.speedup, met=True, xp=t.xp) for t in spec.tiers]
+    return Result(verdict=Verdict.PASSED, exercise=exercise_id, message=Message("PASSED", {"sizes": 3}),
+                  tiers=tiers, xp=XpAward(pass_xp=spec.pass_xp, tier_xp=sum(t.xp for t in tiers),
+                                          total=spec.pass_xp + sum(t.xp for t in tiers)))
+
+
+def grade(exercise_id, source, launch=None, on_phase=None):
+    from kernels.engine import load_exercise
+    from kernels.engine.launch import LaunchRejected, validate_launch
+    from kernels.engine.policy import SourceRejected, check_source
+    from kernels.engine.result import Message, Result, Verdict
+
+    phase = on_phase or (lambda _name: None)
+    phase("validating")
+    exercise = load_exercise(exercise_id)
+    try:
+        text = check_source(source)
+        validate_launch(launch, exercise)
+    except SourceRejected as exc:
+        return Result(verdict=Verdict.COMPILE_ERROR, exercise=exercise_id, message=Message(exc.code, exc.params))
+    except LaunchRejected as exc:
+        return Result(verdict=Verdict.RUNTIME_ERROR, exercise=exercise_id, message=Message(exc.code, exc.params))
+    phase("compiling")
+    tag = text.strip().splitlines()[-1]
+    _log("start", tag)
+    seconds = float(os.environ.get(SECONDS_ENV, "1.0"))
+    phase("checking")
+    time.sleep(seconds / 2)
+    phase("timing")
+    time.sleep(seconds / 2)
+    _log("end", tag)
+    return passed_result(exercise_id)
+
+
+def _log(event: str, tag: str) -> None:
+    path = os.environ.get(LOG_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:  # one short line per write: appends stay whole
+            handle.write(json.dumps({"ev": event, "pid": os.getpid(), "tag": tag, "t": time.time()}) + "\n")

@@ -1,0 +1,207 @@
+"""Cluster mode on one machine, for tests and benchmarks: a web server in cluster mode
+(``MKC_QUEUE=procrastinate``) and N ``python -m app worker`` processes, each owning one GPU index,
+against one PostgreSQL database. Without a GPU the workers grade with ``app.bench.fake_gpu``
+(a sleep as long as a GPU job).
+
+``python -m app.bench.submissions_cluster --database-url postgresql+psycopg://… --workers 1 2 4 8``
+measures jobs per minute against the number of workers and the dispatcher's overhead per job
+(everything a job costs beyond the GPU time: defer, NOTIFY, fetch, claim, phase updates, finish,
+XP, procrastinate's bookkeeping).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from app.bench.submissions_server import Server, add_users
+from app.core.config import PROJECT_ROOT
+
+FAKE_GRADE = "app.bench.fake_gpu:grade"
+
+
+def gemm_source(tag: str) -> str:
+    """The exercise's naive GEMM with a last-line tag (the fake GPU's log names jobs by it)."""
+    return (PROJECT_ROOT / "kernels" / "gemm" / "naive.cu").read_text() + f"\n// {tag}\n"
+
+
+class Workers:
+    """``python -m app worker --gpu N`` processes, one per index, each in its own process group."""
+
+    def __init__(self, db_url: str, workdir: Path, *, grade: str | None = FAKE_GRADE, **settings: str):
+        self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.grade = grade
+        self.env = dict(os.environ, MKC_DATABASE_URL=db_url, MKC_QUEUE="procrastinate", PYTHONUNBUFFERED="1",
+                        MKC_DATA_DIR=str(self.workdir / "data"))
+        self.env.update({k if k.isupper() else f"MKC_{k.upper()}": str(v) for k, v in settings.items()})
+        self.procs: dict[int, subprocess.Popen] = {}
+
+    def name(self, gpu: int) -> str:
+        return f"sim:gpu{gpu}"
+
+    def start(self, gpu: int, *, burst: bool = False) -> subprocess.Popen:
+        cmd = [sys.executable, "-m", "app", "worker", "--gpu", str(gpu), "--name", self.name(gpu)]
+        if self.grade:
+            cmd += ["--grade", self.grade]
+        if burst:
+            cmd.append("--burst")
+        with (self.workdir / f"worker{gpu}.log").open("ab") as log:
+            proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        self.procs[gpu] = proc
+        return proc
+
+    def kill9(self, gpu: int) -> None:
+        os.killpg(self.procs[gpu].pid, signal.SIGKILL)
+        self.procs[gpu].wait()
+
+    def drain(self, gpu: int, timeout: float = 60.0) -> int:
+        """SIGTERM: finish the job in hand, take no other, exit."""
+        proc = self.procs[gpu]
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.kill9(gpu)
+        return proc.returncode
+
+    def stop_all(self) -> None:
+        for gpu, proc in self.procs.items():
+            if proc.poll() is None:
+                self.drain(gpu)
+
+    def logs(self, tail: int = 3000) -> str:
+        return "\n".join(p.read_text(errors="replace")[-tail:] for p in sorted(self.workdir.glob("worker*.log")))
+
+
+def cluster_server(workdir: Path, db_url: str, **settings: str) -> Server:
+    """The web side: defers jobs, grades nothing itself."""
+    values = dict(queue="procrastinate", dispatcher_enabled="false")
+    values.update(settings)
+    return Server(workdir, database_url=db_url, **values)
+
+
+def post_burst(url: str, tokens: dict[str, str], per_learner: int, *, source) -> list[tuple[str, int, int]]:
+    """Each learner posts ``per_learner`` submissions back to back: (learner, n, id) in post order."""
+    import httpx
+
+    from app.bench.submissions import LAUNCH
+
+    posted = []
+    with httpx.Client(base_url=url, timeout=60) as http:
+        for name, token in tokens.items():
+            for n in range(per_learner):
+                response = http.post("/api/exercises/gemm/submissions", headers={"Authorization": f"Bearer {token}"},
+                                     json={"source": source(name, n), "launch": LAUNCH})
+                if response.status_code != 202:
+                    raise RuntimeError(f"{response.status_code}: {response.text[:300]}")
+                posted.append((name, n, response.json()["id"]))
+    return posted
+
+
+def wait_all_done(db_url: str, ids: list[int], timeout: float) -> float:
+    """Seconds until every id is done (raises on timeout)."""
+    from sqlalchemy import func, select
+
+    from app.core.db import make_engine, make_session_factory
+    from app.submissions.models import Submission
+
+    engine = make_engine(db_url)
+    started = time.monotonic()
+    try:
+        with make_session_factory(engine)() as db:
+            while True:
+                left = db.scalar(select(func.count()).select_from(Submission).where(
+                    Submission.id.in_(ids), Submission.state != "done"))
+                db.rollback()
+                if left == 0:
+                    return time.monotonic() - started
+                if time.monotonic() - started > timeout:
+                    raise TimeoutError(f"{left} of {len(ids)} submissions not done after {timeout:.0f} s")
+                time.sleep(0.2)
+    finally:
+        engine.dispose()
+
+
+def run_once(db_url: str, workdir: Path, n_workers: int, jobs: int, gpu_seconds: float) -> dict:
+    """One simulation: ``jobs`` submissions from ``jobs`` learners queued, then N workers drain them."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    server = cluster_server(workdir / "web", db_url, submission_max_in_flight="1").start()
+    workers = Workers(db_url, workdir / "workers", dispatcher_gpu="on", fake_gpu_seconds=str(gpu_seconds),
+                      worker_heartbeat_seconds="2", worker_stalled_seconds="10")
+    try:
+        tokens = add_users(db_url, [f"n{n_workers}u{i}" for i in range(jobs)], token_only=True)
+        posted = post_burst(server.url, tokens, 1, source=lambda name, n: gemm_source(f"{name} {n}"))
+        t0 = time.monotonic()
+        for gpu in range(n_workers):
+            workers.start(gpu)
+        elapsed = wait_all_done(db_url, [i for _, _, i in posted], timeout=60 + 3 * jobs * gpu_seconds)
+    finally:
+        workers.stop_all()
+        server.stop()
+    return {"workers": n_workers, "jobs": jobs, "gpu_seconds": gpu_seconds, "seconds": round(elapsed, 2),
+            "jobs_per_min": round(jobs / elapsed * 60, 1),
+            "overhead_ms_per_job": round((elapsed * n_workers / jobs - gpu_seconds) * 1000, 1),
+            "startup_s": round(time.monotonic() - t0 - elapsed, 2)}
+
+
+def per_job_overhead(db_url: str) -> dict:
+    """From the rows: claim -> grade() called, and GPU time vs claim -> finish."""
+    from sqlalchemy import select
+
+    from app.core.db import make_engine, make_session_factory
+    from app.submissions.models import Submission
+
+    engine = make_engine(db_url)
+    with make_session_factory(engine)() as db:
+        rows = db.execute(select(Submission.claimed_at, Submission.started_at, Submission.finished_at)).all()
+    engine.dispose()
+    pre = [(s - c).total_seconds() * 1000 for c, s, _ in rows if c and s]
+    return {"claim_to_grade_ms_median": round(statistics.median(pre), 1) if pre else None}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", required=True, help="an empty PostgreSQL database per run is made from it")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser.add_argument("--jobs", type=int, default=0, help="jobs per run (default: 24 per worker)")
+    parser.add_argument("--gpu-seconds", type=float, default=1.0, help="fake GPU time per job")
+    parser.add_argument("--workdir", default="/tmp/mkc-cluster-bench")
+    args = parser.parse_args(argv)
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    from app.cluster.jobs import conninfo
+
+    base = make_url(args.database_url)
+    rows = []
+    for n in args.workers:
+        name = f"mkc_cluster_bench_{n}_{os.getpid()}"
+        with psycopg.connect(conninfo(args.database_url), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
+        url = base.set(database=name).render_as_string(hide_password=False)
+        subprocess.run([sys.executable, "-m", "app", "migrate"], cwd=PROJECT_ROOT, check=True, stdout=subprocess.DEVNULL,
+                       env=dict(os.environ, MKC_DATABASE_URL=url))
+        row = run_once(url, Path(args.workdir) / f"n{n}", n, args.jobs or 24 * n, args.gpu_seconds)
+        row.update(per_job_overhead(url))
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    base_rate = rows[0]["jobs_per_min"] / rows[0]["workers"]
+    for row in rows:
+        print(f"N={row['workers']}: {row['jobs_per_min']} jobs/min ({row['jobs_per_min'] / base_rate / row['workers']:.2f}"
+              f" of linear), overhead {row['overhead_ms_per_job']} ms/job, claim->grade median "
+              f"{row['claim_to_grade_ms_median']} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,104 @@
+"""The procrastinate side of cluster mode: which tasks exist, and how a submission becomes a job.
+
+- ``grade_submission(submission_id)`` on the ``grading`` queue. The web process defers it on the
+  SQLAlchemy session's own psycopg connection, before the commit that stores the row: the row and
+  its job exist together or not at all, and PostgreSQL's NOTIFY wakes a worker at that commit.
+  ``lock = learner:<id>``: one learner's jobs never run at once and run in their order.
+  ``queueing_lock = submission:<id>``: a submission can never have two waiting jobs.
+  ``priority``: fairness. A learner's first waiting job gets 0, each further one a step lower, so
+  every learner's first job runs before anyone's second (procrastinate serves the highest priority,
+  then the oldest); within one learner priorities never rise, so the lock keeps their order.
+- ``retry_stalled`` every 5 s on the ``maintenance`` queue: jobs of workers whose heartbeat is
+  older than ``worker_stalled_seconds`` (kill -9, host lost) go back to the queue, and their
+  submission rows show ``queued`` again. procrastinate's stalled-job recipe; the job itself ensures
+  it is graded once in effect (``Dispatcher.run_claimed``).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import procrastinate
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
+
+log = logging.getLogger(__name__)
+
+GRADING_QUEUE = "grading"
+MAINTENANCE_QUEUE = "maintenance"
+GRADE_TASK = "mkc.grade_submission"
+RETRY_TASK = "mkc.retry_stalled"
+RETRY_EVERY = "* * * * * */5"  # cron with a sixth (seconds) column: every 5 s
+MAINTENANCE_PRIORITY = 1000  # before any grading job on a worker listening to both queues
+
+
+class ClusterConfigError(RuntimeError):
+    """Cluster mode was asked for on a database that cannot carry it."""
+
+
+def conninfo(database_url: str) -> str:
+    """libpq connection string of a SQLAlchemy PostgreSQL URL (``postgresql+psycopg://…``)."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "postgresql":
+        raise ClusterConfigError(
+            f"MKC_QUEUE=procrastinate needs PostgreSQL (MKC_DATABASE_URL=postgresql+psycopg://…), not {url.get_backend_name()}")
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def learner_lock(user_id: int) -> str:
+    return f"learner:{user_id}"
+
+
+def make_app(database_url: str, **pool_args: Any) -> procrastinate.App:
+    """A procrastinate App with our two tasks (a new one per call: tests and benchmarks build many)."""
+    app = procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo(database_url), **pool_args))
+
+    @app.task(name=GRADE_TASK, queue=GRADING_QUEUE, pass_context=True)
+    def grade_submission(context: procrastinate.JobContext, submission_id: int) -> bool:
+        # Synchronous: procrastinate runs it in a thread, so the worker's heartbeat keeps beating.
+        dispatcher = context.additional_context["dispatcher"]
+        return dispatcher.run_claimed(int(submission_id))
+
+    @app.periodic(cron=RETRY_EVERY, periodic_id="retry_stalled")
+    @app.task(name=RETRY_TASK, queue=MAINTENANCE_QUEUE, queueing_lock="retry_stalled", pass_context=True,
+              priority=MAINTENANCE_PRIORITY)
+    async def retry_stalled(context: procrastinate.JobContext, timestamp: int) -> int:
+        extra = context.additional_context
+        stalled = await context.app.job_manager.get_stalled_jobs(seconds_since_heartbeat=extra["stalled_seconds"])
+        ids = []
+        for job in stalled:
+            if job.id == context.job.id:
+                continue
+            await context.app.job_manager.retry_job(job)
+            if job.task_name == GRADE_TASK:
+                ids.append(int(job.task_kwargs["submission_id"]))
+        if ids:
+            log.warning("workers stopped beating: jobs of submissions %s wait again", ids)
+            await asyncio.to_thread(extra["requeue"], ids)
+        return len(stalled)
+
+    return app
+
+
+def fair_priority(db: Session, user_id: int) -> int:
+    """0 for a learner with nothing waiting or running; one lower than their lowest otherwise."""
+    lowest = db.execute(text("SELECT MIN(priority) FROM procrastinate_jobs WHERE lock = :lock AND status IN "
+                             "('todo', 'doing') AND task_name = :task"),
+                        {"lock": learner_lock(user_id), "task": GRADE_TASK}).scalar()
+    return 0 if lowest is None else int(lowest) - 1
+
+
+class Enqueuer:
+    """Defers ``grade_submission`` inside the caller's transaction (the web process's side)."""
+
+    def __init__(self, database_url: str):
+        self.app = make_app(database_url)  # never opened: deferring uses the session's connection
+
+    def __call__(self, db: Session, row) -> int:
+        connection = db.connection().connection.driver_connection  # psycopg, in the session's transaction
+        return self.app.configure_task(
+            GRADE_TASK, lock=learner_lock(row.user_id), queueing_lock=f"submission:{row.id}",
+            priority=fair_priority(db, row.user_id), connection=connection,
+        ).defer(submission_id=row.id)
