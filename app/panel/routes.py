@@ -12,6 +12,7 @@ from app.accounts.roles import can
 from app.core.config import LANGUAGES
 from app.graders.reviews import effective_verdict, reviews_for
 from app.panel.history import diff_lines, own_history
+from app.panel.insight import present_insight, sass_diff
 from app.panel import texts
 from app.panel.present import label, present
 from app.submissions import queue
@@ -68,6 +69,7 @@ def _fragment(request: Request, lang: str, template: str, **values) -> HTMLRespo
 def result_context(db, row: Submission, lang: str) -> dict:
     view = submission_json(row, lang=lang, position=queue.position(db, row), include_source=False)
     panel = present(view, lang)
+    panel["insight"] = present_insight((view.get("result") or {}).get("insight"), row.source, lang)
     trail = reviews_for(db, [row.id])[row.id]
     panel["reviews"] = [{"kind": r.kind, "reason": r.reason, "xp_delta": r.xp_delta,
                          "verdict_label": label(texts.VERDICTS, r.verdict_after, lang)}
@@ -120,10 +122,11 @@ async def diff_fragment(lang: str, a: int, b: int, request: Request, auth=Depend
             if any(r is None or (r.user_id != auth.user.id and not reviewer) for r in rows):
                 return None
             old, new = sorted(rows, key=lambda r: r.id)
-            return old.id, new.id, diff_lines(old.source, new.source, f"#{old.id}", f"#{new.id}")
+            return (old.id, new.id, diff_lines(old.source, new.source, f"#{old.id}", f"#{new.id}"),
+                    sass_diff(old.result, new.result, f"#{old.id}", f"#{new.id}", lang))
 
     loaded = await run_in_threadpool(load)
     if loaded is None:
         raise HTTPException(404)
-    old_id, new_id, lines = loaded
-    return _fragment(request, lang, "panel/diff.html", old_id=old_id, new_id=new_id, lines=lines)
+    old_id, new_id, lines, sdiff = loaded
+    return _fragment(request, lang, "panel/diff.html", old_id=old_id, new_id=new_id, lines=lines, sdiff=sdiff)

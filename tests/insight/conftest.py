@@ -25,3 +25,6 @@ def compile_gemm(line_compiler):
         return line_compiler.compile(source, ex.kernel, headers=ex.headers)
 
     return run
+
+
+from tests.panel.conftest import app_client  # noqa: E402,F401  (the running-app fixture, re-exported)

@@ -237,11 +237,3 @@ def normalised(text: str) -> str:
     """An instruction with register numbers and branch labels blurred, so a diff shows changed
     instructions rather than a renumbering."""
     return _OFFSET_TARGET.sub("`(L)", _REG.sub("R", text))
-
-
-def diff_text(old: list[str], new: list[str], old_name: str, new_name: str, limit: int = 4000) -> list[str]:
-    import difflib
-
-    out = list(difflib.unified_diff([normalised(t) for t in old], [normalised(t) for t in new],
-                                    old_name, new_name, lineterm="", n=2))
-    return out[:limit]

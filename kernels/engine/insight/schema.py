@@ -72,7 +72,8 @@ def insight_schema() -> dict[str, Any]:
         "available": {"type": "boolean"}, "reason": str_or_null, "tool": str_or_null,
         "size": {"type": "object", "additionalProperties": nn_int},
         "metrics": {"type": "object", "additionalProperties": num_or_null},
-        "raw": {"type": "object", "additionalProperties": num_or_null}},
+        "raw": {"type": "object", "additionalProperties": num_or_null},
+        "ms": {"type": "number", "minimum": 0}},
         "required": ["available", "reason"], "additionalProperties": False}
     return {
         "type": "object",
