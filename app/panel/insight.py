@@ -85,11 +85,10 @@ def lesson_link(folder: str, heading: dict, lang: str) -> dict | None:
 
 
 def _num(v: float | None, digits: int = 3) -> str:
-    if v is None:
+    """1,950 / 341 / 2.5 / 0.0312: grouped thousands, three significant figures below."""
+    if v is None or (isinstance(v, float) and (math.isnan(v) or math.isinf(v))):
         return "—"
-    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
-        return "—"
-    if abs(v) >= 1e6:
+    if abs(v) >= 100:
         return f"{v:,.0f}"
     return f"{v:.{digits}g}"
 
