@@ -18,22 +18,16 @@ from sqlalchemy.orm import Session
 
 from app.accounts.clock import utcnow
 from app.accounts.models import ApiToken, AuthSession, User
-from app.accounts.ratelimit import SlidingWindowLimiter
+from app.accounts.ratelimit import Rate
 
 SESSION_COOKIE = "mkc_session"
 VISITOR_CSRF_COOKIE = "mkc_csrf"  # double-submit token for forms shown before there is a session
 TOKEN_PREFIX = "mkc_"
 
 
-def _env_limit(name: str, attempts: int, seconds: float) -> SlidingWindowLimiter:
+def _env_limit(name: str, attempts: int, seconds: float) -> Rate:
     """``MKC_<NAME>=attempts/seconds`` overrides a default, e.g. MKC_SIGNUP_LIMIT=20/3600."""
-    raw = os.environ.get(f"MKC_{name}", "")
-    try:
-        a, _, w = raw.partition("/")
-        attempts, seconds = (int(a), float(w)) if raw else (attempts, seconds)
-    except ValueError:
-        pass
-    return SlidingWindowLimiter(max(1, attempts), max(1.0, seconds))
+    return Rate.parse(os.environ.get(f"MKC_{name}", ""), Rate(attempts, seconds))
 
 
 def _env_session_ttl() -> dt.timedelta:
@@ -49,9 +43,10 @@ class AccountsConfig:
 
     session_ttl: dt.timedelta = field(default_factory=_env_session_ttl)
     # failed sign-ins per (IP, username) and per IP; sign-ups per IP: attempts per window
-    signin_per_user: SlidingWindowLimiter = field(default_factory=lambda: _env_limit("SIGNIN_USER_LIMIT", 8, 300))
-    signin_per_ip: SlidingWindowLimiter = field(default_factory=lambda: _env_limit("SIGNIN_IP_LIMIT", 40, 300))
-    signup_per_ip: SlidingWindowLimiter = field(default_factory=lambda: _env_limit("SIGNUP_LIMIT", 6, 3600))
+    # (database slots, app/accounts/ratelimit.py: atomic, shared by every server process)
+    signin_per_user: Rate = field(default_factory=lambda: _env_limit("SIGNIN_USER_LIMIT", 8, 300))
+    signin_per_ip: Rate = field(default_factory=lambda: _env_limit("SIGNIN_IP_LIMIT", 40, 300))
+    signup_per_ip: Rate = field(default_factory=lambda: _env_limit("SIGNUP_LIMIT", 6, 3600))
 
 
 @dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String
+from sqlalchemy import DateTime, Float, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.accounts.clock import utcnow
@@ -54,3 +54,14 @@ class ApiToken(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     last_used_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     revoked_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class RateSlot(Base):
+    """One of the ``limit`` slots of a rate-limit bucket (app/accounts/ratelimit.py): an action takes a
+    free slot and holds it for the window, so at most ``limit`` actions fall inside any window."""
+
+    __tablename__ = "rate_slot"
+
+    bucket: Mapped[str] = mapped_column(String(64), primary_key=True)  # SHA-256 of (name, subject, window)
+    slot: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    free_at: Mapped[float] = mapped_column(Float, default=0.0)  # epoch seconds: taken until then

@@ -8,6 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
+from app.accounts import ratelimit
 from app.accounts import users
 from app.accounts.deps import (csrf_protect, current_auth, db_session, require_auth, require_permission,
                                verify_csrf)
@@ -57,14 +58,13 @@ def signup_submit(lang: str, request: Request, username: str = Form(""), passwor
                   password2: str = Form(""), tz: str = Form("UTC"), next: str = Form(""),
                   db: Session = Depends(db_session)):
     check_lang(lang)
-    limiter = request.app.state.accounts.signup_per_ip
     ip = client_ip(request)
     shown = username[:64]
-    wait = limiter.retry_after(ip)
-    if wait:
+    claim = ratelimit.take(db, [("signup", ip, request.app.state.accounts.signup_per_ip)])
+    db.commit()  # every attempt counts, whatever happens next
+    if not claim.allowed:
         return _form_page(request, lang, "accounts/signup.html", None, error="rate_limited", status=429,
-                          headers={"Retry-After": str(int(wait) + 1)}, next=safe_next(next, lang), username=shown)
-    limiter.hit(ip)
+                          headers={"Retry-After": str(claim.wait)}, next=safe_next(next, lang), username=shown)
     if password != password2:
         return _form_page(request, lang, "accounts/signup.html", None, error="password_mismatch", status=400,
                           next=safe_next(next, lang), username=shown)
@@ -88,19 +88,21 @@ def signin_submit(lang: str, request: Request, username: str = Form(""), passwor
     check_lang(lang)
     cfg = request.app.state.accounts
     ip = client_ip(request)
-    per_user = ("signin", ip, username_key(username[:200])[:64])
+    per_user = f"{ip}\x1f{username_key(username[:200])[:64]}"
     shown = username[:64]
-    wait = max(cfg.signin_per_user.retry_after(per_user), cfg.signin_per_ip.retry_after(ip))
-    if wait:
+    # The attempt takes its place in both limits BEFORE the password is checked, and that is committed
+    # at once: parallel guesses cannot all pass a check that none of them has counted yet.
+    claim = ratelimit.take(db, [("signin", per_user, cfg.signin_per_user), ("signin-ip", ip, cfg.signin_per_ip)])
+    db.commit()
+    if not claim.allowed:
         return _form_page(request, lang, "accounts/signin.html", None, error="rate_limited", status=429,
-                          headers={"Retry-After": str(int(wait) + 1)}, next=safe_next(next, lang), username=shown)
+                          headers={"Retry-After": str(claim.wait)}, next=safe_next(next, lang), username=shown)
     user = users.authenticate(db, username, password)
     if user is None:
-        cfg.signin_per_user.hit(per_user)
-        cfg.signin_per_ip.hit(ip)
         return _form_page(request, lang, "accounts/signin.html", None, error="wrong_credentials", status=400,
                           next=safe_next(next, lang), username=shown)
-    cfg.signin_per_user.reset(per_user)
+    ratelimit.give_back(db, claim)  # only failures count; a success clears this (IP, username)'s failures
+    ratelimit.forget(db, "signin", per_user, [cfg.signin_per_user])
     return _signed_in_redirect(request, db, user, next, lang)
 
 

@@ -1,17 +1,17 @@
 """Limits of the comments and reports features, on app.state.comments (tests tune them).
 
-Rate limits count rows in the database (comments written, reports sent) inside a time window,
-so they hold across server processes and restarts, and deleting a comment does not refund it.
+Rate limits take slots in the database (app/accounts/ratelimit.py) in the same transaction as the
+comment or report they allow: atomic under parallel requests, shared by every server process, kept
+across restarts, and deleting a comment does not refund it.
 """
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.accounts.clock import utcnow
+from app.accounts import ratelimit
+from app.accounts.ratelimit import Rate
 
 
 @dataclass
@@ -27,20 +27,6 @@ class CommentsConfig:
     report_reason_max: int = 1000
 
 
-def wait_seconds(db: Session, column_time, where, rates: list[tuple[int, int]]) -> int:
-    """0 when another action is allowed now, else whole seconds until the oldest counted one ages out."""
-    now = utcnow()
-    longest = 0
-    for limit, seconds in rates:
-        since = now - dt.timedelta(seconds=seconds)
-        times = list(db.scalars(select(column_time).where(*where, column_time > since)
-                                .order_by(column_time.desc()).limit(limit)))
-        if len(times) >= limit:
-            oldest = times[-1]
-            longest = max(longest, int((oldest + dt.timedelta(seconds=seconds) - now).total_seconds()) + 1)
-    return longest
-
-
-def count_since(db: Session, column_time, where, seconds: int) -> int:
-    since = utcnow() - dt.timedelta(seconds=seconds)
-    return db.scalar(select(func.count()).where(*where, column_time > since)) or 0
+def take(db: Session, name: str, subject: str, rates: list[tuple[int, int]]) -> int:
+    """0 when the action took its place in every (how many, per seconds) limit, else whole seconds to wait."""
+    return ratelimit.take(db, [(name, subject, Rate(limit, seconds)) for limit, seconds in rates]).wait

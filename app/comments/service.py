@@ -7,7 +7,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.clock import utcnow
 from app.accounts.models import User
-from app.comments.limits import CommentsConfig, count_since, wait_seconds
+from app.comments.limits import CommentsConfig, take
 from app.comments.markup import render_comment
 from app.comments.messages import CommentsError
 from app.comments.models import Comment, CommentFollow, CommentReport, CommentThread
@@ -69,7 +69,7 @@ def post(db: Session, cfg: CommentsConfig, user: User, slug: str, lang: str, bod
             raise CommentsError(404, "not_found")
         if parent.deleted_at is not None:
             raise CommentsError(409, "deleted")
-    wait = wait_seconds(db, Comment.created_at, [Comment.author_id == user.id], cfg.comment_rates)
+    wait = take(db, "comment", str(user.id), cfg.comment_rates)
     if wait:
         raise CommentsError(429, "rate_limited", {"Retry-After": str(wait)}, seconds=wait)
     comment = Comment(thread_id=thread.id, parent_id=parent.id if parent else None,
@@ -149,8 +149,9 @@ def report(db: Session, cfg: CommentsConfig, user: User, comment_id: int, reason
     reason = normalise(reason if isinstance(reason, str) else "")
     if is_blank(reason) or len(reason) > cfg.report_reason_max:
         raise CommentsError(400, "report_reason")
-    if count_since(db, CommentReport.created_at, [CommentReport.reporter_id == user.id], 3600) >= cfg.comment_reports_per_hour:
-        raise CommentsError(429, "report_limited", {"Retry-After": "3600"}, seconds=3600)
+    wait = take(db, "comment-report", str(user.id), [(cfg.comment_reports_per_hour, 3600)])
+    if wait:
+        raise CommentsError(429, "report_limited", {"Retry-After": str(wait)}, seconds=wait)
     new_id = insert_once(db, CommentReport, comment_id=comment.id, reporter_id=user.id, reason=reason,
                          created_at=utcnow())
     if new_id is None:

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.clock import utcnow
 from app.accounts.models import User
-from app.comments.limits import CommentsConfig, wait_seconds
+from app.comments.limits import CommentsConfig, take
 from app.comments.messages import CommentsError
 from app.comments.models import Comment, CommentReport, CommentThread
 from app.comments.text import is_blank, normalise
@@ -31,7 +31,7 @@ def submit(db: Session, cfg: CommentsConfig, *, slug: str, lang: str, what: str,
         raise CommentsError(400, "problem_too_long", max=cfg.problem_max_length)
     if len(quote) > cfg.quote_max_length:
         raise CommentsError(400, "quote_too_long", max=cfg.quote_max_length)
-    wait = wait_seconds(db, ProblemReport.created_at, [ProblemReport.ip_hash == ip_digest], [cfg.problem_reports])
+    wait = take(db, "problem-report", ip_digest, [cfg.problem_reports])
     if wait:
         raise CommentsError(429, "report_limited", {"Retry-After": str(wait)}, seconds=wait)
     row = ProblemReport(lesson_slug=slug, lang=lang, what=what, quote=quote, reporter_id=user.id if user else None,

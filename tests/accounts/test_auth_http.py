@@ -185,17 +185,19 @@ def test_signup_is_rate_limited_per_ip(new_client, app):
     assert response.status_code == 429 and "시도가 너무 많습니다" in response.text
 
 
-def test_sliding_window_forgets_old_attempts():
-    from app.accounts.ratelimit import SlidingWindowLimiter
+def test_sliding_window_forgets_old_attempts(new_client, app):
+    from app.accounts import ratelimit
 
-    now = [0.0]
-    limiter = SlidingWindowLimiter(2, 10, clock=lambda: now[0])
-    limiter.hit("k"), limiter.hit("k")
-    assert limiter.retry_after("k") == 10
-    now[0] = 5
-    assert limiter.retry_after("k") == 5
-    now[0] = 10.5
-    assert limiter.retry_after("k") == 0
+    new_client()  # the app starts: its database is migrated
+    rate = ratelimit.Rate(2, 10)
+    with app.state.session_factory() as db:
+        take = lambda now: ratelimit.take(db, [("test", "k", rate)], now=now)  # noqa: E731
+        assert take(0.0).allowed and take(1.0).allowed
+        assert take(5.0).wait == 5  # the first slot frees at 10
+        assert take(10.5).allowed
+        assert take(10.6).wait == 1  # the second frees at 11
+        assert ratelimit.take(db, [("test", "other", rate)], now=10.6).allowed  # buckets are apart
+        db.commit()
 
 
 def test_next_parameter_cannot_redirect_off_site(new_client):
