@@ -26,8 +26,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     engine.dispose()
     # Migrated once, here: the workers only check the revision (each migrating would race on a fresh database).
     os.environ["MKC_MIGRATE_ON_START"] = "false"
+    from app.core.proxies import UVICORN_OPTIONS  # forwarded headers: the app decides (MKC_TRUSTED_PROXIES)
+
     uvicorn.run("app.main:app", host=args.host, port=args.port, reload=args.reload,
-                workers=None if args.reload else args.workers, access_log=not args.no_access_log)
+                workers=None if args.reload else args.workers, access_log=not args.no_access_log, **UVICORN_OPTIONS)
     return 0
 
 

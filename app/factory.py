@@ -23,6 +23,7 @@ from app.comments.web import comments_error
 from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
 from app.core.headers import SecurityHeadersMiddleware
+from app.core.proxies import add_proxy_headers
 from app.core.migrate import require_head, upgrade_to_head
 from app.ladder.routes import router as ladder_router
 from app.lessons.catalog import Catalog
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_middleware(EarlyRefusalMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
+    add_proxy_headers(app, settings.trusted_proxies)  # outermost: every layer sees the client's address
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
     app.add_exception_handler(RequestValidationError, errors.validation_error)
     app.add_exception_handler(Exception, errors.server_error)

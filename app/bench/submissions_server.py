@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 from app.core.config import PROJECT_ROOT
+from app.core.proxies import UVICORN_ARGS
 
 
 def free_port() -> int:
@@ -53,7 +54,7 @@ class Server:
         if self.env.get("MKC_MIGRATE_ON_START", "").lower() in ("0", "false", "no", "off"):
             self.migrate()
         cmd = [sys.executable, "-m", "uvicorn", *self.app_target, "--host", "127.0.0.1", "--port", str(self.port),
-               "--no-access-log", "--log-level", "warning"]
+               "--no-access-log", "--log-level", "warning", *UVICORN_ARGS]
         if self.workers > 1:
             cmd += ["--workers", str(self.workers)]
         with self.log.open("ab") as log:

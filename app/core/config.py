@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     # Where "report a problem" points; the link is hidden when empty.
     report_url: str = ""
     debug: bool = False
+    # Reverse proxies whose X-Forwarded-For/-Proto are believed (comma-separated IPs or networks);
+    # empty believes no one, so no visitor can pick the address per-IP limits see (app/core/proxies.py).
+    trusted_proxies: str = ""
 
     # ---- submissions (app/submissions) ----
     # Run a grading dispatcher inside each server process (only one holds a GPU at a time).

@@ -1,0 +1,29 @@
+"""Which client address a request comes from, when a reverse proxy may stand in front.
+
+``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed only from the addresses named in
+``MKC_TRUSTED_PROXIES`` (comma-separated IPs or networks, e.g. ``127.0.0.1`` or ``10.0.0.0/8``; empty,
+the default, believes no one). Per-IP limits (sign-up, sign-in, problem reports) key on the result.
+
+Uvicorn believes those headers from 127.0.0.1 unless told otherwise (its ``--proxy-headers`` is on by
+default), so a visitor reaching a local server could name any address and dodge per-IP limits
+(issue 15, item 5). So the application does it itself, with uvicorn's own ProxyHeadersMiddleware and
+our setting, and every way we start uvicorn (``python -m app serve``, the test/bench Server) turns
+uvicorn's off. Starting uvicorn by hand? Pass ``--no-proxy-headers``.
+"""
+from __future__ import annotations
+
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+UVICORN_ARGS = ["--no-proxy-headers"]  # for command lines that start uvicorn
+UVICORN_OPTIONS = {"proxy_headers": False}  # for uvicorn.run
+
+
+def trusted_hosts(setting: str) -> list[str]:
+    return [part.strip() for part in setting.split(",") if part.strip()]
+
+
+def add_proxy_headers(app, setting: str) -> None:
+    """Believe forwarded headers from the configured proxies only (nothing when the setting is empty)."""
+    hosts = trusted_hosts(setting)
+    if hosts:
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=hosts)
