@@ -57,6 +57,21 @@ async def list_csv(request: Request, auth=Depends(require_permission(REVIEW))):
                              "Content-Disposition": 'attachment; filename="submissions.csv"'})
 
 
+@router.get("/stuck.csv")
+async def stuck_csv(request: Request, auth=Depends(require_permission(REVIEW))):
+    """Who is stuck, per exercise (?min=N failed attempts, ?exercise=), as CSV."""
+    from app.graders import stuck
+
+    def load():
+        with request.app.state.session_factory() as db:
+            return stuck.report(db, min_failures=stuck.parse_min(request.query_params.get("min")),
+                                exercise=(request.query_params.get("exercise") or "")[:64])
+
+    body = stuck.to_csv(await run_in_threadpool(load), _lang(request))
+    return Response(body, media_type="text/csv; charset=utf-8",
+                    headers={"Cache-Control": "no-store", "Content-Disposition": 'attachment; filename="stuck.csv"'})
+
+
 def _error(request: Request, exc: reviews.ReviewError) -> JSONResponse:
     return JSONResponse({"error": exc.code, "message": text(ERRORS, exc.code, _lang(request))}, status_code=exc.status)
 

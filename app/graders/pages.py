@@ -63,6 +63,22 @@ def dashboard(lang: str, request: Request, auth=Depends(require_permission(REVIE
     return render(request, "graders/dashboard.html", context)
 
 
+@router.get("/{lang}/graders/stuck")
+def stuck_page(lang: str, request: Request, auth=Depends(require_permission(REVIEW))):
+    """Who is stuck: per exercise, learners with >= N failed attempts and no pass (issue 19)."""
+    from app.graders import stuck
+
+    check_lang(lang)
+    min_failures = stuck.parse_min(request.query_params.get("min"))
+    with request.app.state.session_factory() as db:
+        reports = stuck.report(db, min_failures=min_failures)
+    context = account_context(request, lang, "/graders/stuck", auth)
+    context.update(reports=reports, min_failures=min_failures, duration=stuck.fmt_duration,
+                   history_url=lambda name, ex: stuck.history_url(lang, name, ex),
+                   verdict_label=lambda v: label(texts.VERDICTS, v, lang))
+    return render(request, "graders/stuck.html", context)
+
+
 @router.get("/{lang}/graders/submissions/{sub_id}")
 def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depends(require_permission(REVIEW))):
     check_lang(lang)
