@@ -1,7 +1,7 @@
 """Creating, authenticating, re-roling and deleting users."""
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -69,17 +69,39 @@ def admin_count(db: Session) -> int:
     return db.scalar(select(func.count()).select_from(User).where(User.role == "admin")) or 0
 
 
+def _lock_admins(db: Session) -> None:
+    """Serialise every change that can take an administrator away, until the transaction ends.
+
+    Two admins demoting each other at once both counted two admins and both went ahead: zero left
+    (issue 15, item 7). Now the count is taken under a lock that every such change takes first, so
+    the second one counts after the first has committed. PostgreSQL: the admin rows, locked in id
+    order (no deadlock between two changes); SQLite: a write as the transaction's first statement
+    takes its single write lock (reads before it ran outside any transaction), held until commit.
+    """
+    if db.get_bind().dialect.name == "sqlite":
+        db.execute(update(User).where(User.role == "admin").values(role=User.role))
+    else:
+        db.execute(select(User.id).where(User.role == "admin").order_by(User.id).with_for_update())
+
+
+def _keep_an_admin(db: Session, user: User) -> None:
+    """Refuse (409 last_admin) when ``user`` is, by the locked count, the last administrator."""
+    _lock_admins(db)
+    role = db.scalar(select(User.role).where(User.id == user.id))
+    if role == "admin" and admin_count(db) <= 1:
+        raise AccountsError(409, "last_admin")
+
+
 def change_role(db: Session, user: User, role: str) -> None:
     if role not in ROLES:
         raise AccountsError(400, "bad_role")
-    if user.role == "admin" and role != "admin" and admin_count(db) <= 1:
-        raise AccountsError(409, "last_admin")
+    if role != "admin":
+        _keep_an_admin(db, user)
     user.role = role
 
 
 def delete_user(db: Session, user: User) -> None:
     """Removes the user and, through ON DELETE CASCADE, sessions, tokens, events, XP, achievements."""
-    if user.role == "admin" and admin_count(db) <= 1:
-        raise AccountsError(409, "last_admin")
+    _keep_an_admin(db, user)
     db.delete(user)
     db.flush()

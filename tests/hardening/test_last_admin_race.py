@@ -1,0 +1,69 @@
+"""At least one administrator, whatever the timing (issue 15, item 7). Before the fix two admins demoting
+each other at once both counted two admins and both went ahead, leaving none. Real server (two uvicorn
+workers), real sign-ins and CSRF forms, on a SQLite file and on PostgreSQL; several rounds."""
+from __future__ import annotations
+
+import re
+import threading
+
+import httpx
+import pytest
+from sqlalchemy import func, select, update
+
+from app.accounts.models import User
+from app.bench.submissions_server import Server, add_users
+from app.core.db import make_engine
+
+CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
+PASSWORD = "correct horse battery"
+ROUNDS = 6
+
+
+def _signed_in(url: str, name: str) -> httpx.Client:
+    client = httpx.Client(base_url=url, timeout=60)
+    token = CSRF_FIELD.search(client.get("/en/signin").text).group(1)
+    answer = client.post("/en/signin", data={"csrf_token": token, "username": name, "password": PASSWORD,
+                                              "next": "/en/"}, follow_redirects=False)
+    assert answer.status_code == 303, answer.text[:300]
+    return client
+
+
+@pytest.fixture
+def server(tmp_path, db_url):
+    srv = Server(tmp_path / "srv", workers=2, database_url=db_url, dispatcher_enabled="false").start()
+    yield srv
+    srv.stop()
+
+
+def test_two_admins_demoting_each_other_leave_one(server):
+    add_users(server.db_url, ["ada", "bob"], role="admin")
+    engine = make_engine(server.db_url)
+    with engine.connect() as conn:
+        ids = dict(conn.execute(select(User.username, User.id)).all())
+    clients = {name: _signed_in(server.url, name) for name in ("ada", "bob")}
+    try:
+        for _ in range(ROUNDS):
+            with engine.begin() as conn:
+                conn.execute(update(User).values(role="admin"))
+            forms = {name: CSRF_FIELD.search(client.get("/en/admin/users").text).group(1)
+                     for name, client in clients.items()}
+            barrier, codes = threading.Barrier(2), {}
+
+            def demote(actor: str, target: str) -> None:
+                barrier.wait()
+                codes[actor] = clients[actor].post(f"/en/admin/users/{ids[target]}/role", follow_redirects=False,
+                                                   data={"csrf_token": forms[actor], "role": "learner"}).status_code
+
+            threads = [threading.Thread(target=demote, args=pair) for pair in (("ada", "bob"), ("bob", "ada"))]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            with engine.connect() as conn:
+                admins = conn.scalar(select(func.count()).select_from(User).where(User.role == "admin"))
+            assert admins == 1, codes
+            assert sorted(codes.values())[0] == 303 and sorted(codes.values())[1] in (403, 409), codes
+    finally:
+        for client in clients.values():
+            client.close()
+        engine.dispose()
