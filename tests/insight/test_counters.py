@@ -1,0 +1,54 @@
+"""Nsight Compute counters on CPU: parsing ncu's CSV, the derived numbers, and the plain answer
+when ncu is absent (the GPU side is tests/insight/test_gpu.py)."""
+from __future__ import annotations
+
+from kernels.engine import load_exercise
+from kernels.engine.insight import counters
+from kernels.engine.launch import validate_launch
+
+# The shape of `ncu --csv --print-units base --metrics ...` (progress lines first, one row per metric).
+SAMPLE = '''==PROF== Connected to process 4242 (/usr/bin/python3.12)
+==PROF== Profiling "gemm" - 0: 0%....50%....100% - 9 passes
+==PROF== Disconnected from process 4242
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","4242","python3.12","127.0.0.1","gemm","1","7","(32, 32, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","12,713,984"
+"0","4242","python3.12","127.0.0.1","gemm","1","7","(32, 32, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","dram__bytes_write.sum","byte","4,194,304"
+"0","4242","python3.12","127.0.0.1","gemm","1","7","(32, 32, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum","","0"
+"0","4242","python3.12","127.0.0.1","gemm","1","7","(32, 32, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","67,108,864"
+"0","4242","python3.12","127.0.0.1","gemm","1","7","(32, 32, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","167,772,160"
+"0","4242","python3.12","127.0.0.1","gemm","1","7","(32, 32, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","sm__throughput.avg.pct_of_peak_sustained_elapsed","%","71.52"
+"0","4242","python3.12","127.0.0.1","gemm","1","7","(32, 32, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","sm__warps_active.avg.pct_of_peak_sustained_active","%","93.1"
+"0","4242","python3.12","127.0.0.1","gemm","1","7","(32, 32, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","smsp__sass_inst_executed_op_shared_ld.sum","inst","0"
+"0","4242","python3.12","127.0.0.1","gemm","1","7","(32, 32, 1)","(32, 32, 1)","0","9.0","Command line profiler metrics","smsp__sass_inst_executed_op_shared_st.sum","inst","0"
+'''
+
+
+def test_parse_and_derive():
+    raw = counters.parse_csv(SAMPLE, "gemm")
+    assert raw["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 167772160.0
+    m = counters.derive(raw)
+    assert m["sectors_per_request"] == 2.5
+    assert m["bank_conflicts_per_request"] == 0.0  # no shared-memory instructions, no conflicts
+    assert m["achieved_occupancy"] == 0.931 and m["sm_throughput_pct"] == 71.52
+    assert m["dram_bytes_read"] == 12713984.0
+
+
+def test_other_kernels_and_garbage_are_ignored():
+    assert counters.parse_csv(SAMPLE, "other") == {}
+    assert counters.parse_csv("==ERROR== something failed\n", "gemm") == {}
+    assert counters.derive({}) == {"sectors_per_request": None, "bank_conflicts_per_request": None,
+                                   "achieved_occupancy": None, "dram_bytes_read": None, "dram_bytes_write": None,
+                                   "sm_throughput_pct": None}
+
+
+def test_absent_ncu_is_a_plain_reason(monkeypatch):
+    monkeypatch.setattr(counters, "find_ncu", lambda: None)
+    ex = load_exercise("gemm")
+    got = counters.collect(ex, b"", "gemm", validate_launch(None, ex))
+    assert got == {"available": False, "reason": "NCU_MISSING"}
+
+
+def test_the_command_line_is_fixed():
+    args = counters.ncu_args("gemm")
+    assert args[args.index("--kernel-name") + 1] == "gemm" and "--launch-count" in args
+    assert all(m in args[1] for m in counters.METRICS)
