@@ -37,10 +37,18 @@ class EventView:
     lang: str | None = None
     value: float | None = None
     data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    # when the server stored it (naive UTC); None for hand-built events, which count as seen when they occurred
+    recorded_at: dt.datetime | None = None
+
+    @property
+    def seen_at(self) -> dt.datetime:
+        """When the server saw it: a browser's claimed time (merged local progress) is not a server-seen day."""
+        return self.recorded_at or self.occurred_at
 
     @classmethod
     def of(cls, row: Event) -> "EventView":
-        return cls(row.kind, row.occurred_at, row.subject, row.lang, row.value, json.loads(row.data or "{}"))
+        return cls(row.kind, row.occurred_at, row.subject, row.lang, row.value, json.loads(row.data or "{}"),
+                   row.recorded_at)
 
 
 def record_event(session: Session, user: User, kind: str, *, subject: str = "", lang: str | None = None,

@@ -84,18 +84,24 @@ def local_day(moment: dt.datetime, tz: dt.tzinfo) -> dt.date:
 
 
 def _streak(days_needed: int):
+    """Consecutive local days on which the SERVER saw the learner study (``seen_at``, not ``occurred_at``).
+
+    Local progress merged at sign-in keeps its browser times for completions (earliest wins), but a
+    browser can claim any past date: seven merges with ever-earlier dates made a new account a 7-day
+    streak in one second (issue 15, item 8). Clamping claims to the account's age would still let an
+    account a week old forge a week; a streak claims the learner came back day after day, which only
+    days the server itself saw can show. A merge counts as study on the day it happens.
+    """
     def rule(events, ctx):
         run, last_day = 0, None
-        for e in events:
-            if e.kind not in STUDY_KINDS:
-                continue
-            day = local_day(e.occurred_at, ctx.tz)
+        for e in sorted((e for e in events if e.kind in STUDY_KINDS), key=lambda e: e.seen_at):
+            day = local_day(e.seen_at, ctx.tz)
             if day == last_day:
                 continue
             run = run + 1 if last_day is not None and day == last_day + dt.timedelta(days=1) else 1
             last_day = day
             if run >= days_needed:
-                return e.occurred_at
+                return e.seen_at
         return None
     return rule
 
