@@ -10,11 +10,8 @@ from typing import Any
 from xml.sax.saxutils import escape as _xml_escape
 
 from app.i18n import gettext_for
+from app.panel.texts import _  # marks msgids for extraction; translated per request below
 from app.rendering.markdown import _slugify
-
-
-def _(text: str) -> str:  # marks msgids for extraction; translated per request below
-    return text
 
 
 CLASS_LABELS = {

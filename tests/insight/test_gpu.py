@@ -11,6 +11,8 @@ import pytest
 from kernels.engine import load_exercise
 from kernels.engine.insight import counters, disasm, occupancy, sass
 
+from .test_hints import HEAVY
+
 pytestmark = pytest.mark.gpu
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,21 +42,6 @@ UNCOALESCED = """extern "C" __global__ void gemm(const float* A, const float* B,
     for (int k = 0; k < K; ++k)
         acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];
     C[(size_t)row * N + col] = acc;
-}
-"""
-
-HEAVY = """extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K)
-{
-    float acc[160];
-#pragma unroll
-    for (int i = 0; i < 160; ++i) acc[i] = A[i * 1024 + threadIdx.x];
-    for (int k = 0; k < K; ++k) {
-        const float b = B[k * N + threadIdx.x];
-#pragma unroll
-        for (int i = 0; i < 160; ++i) acc[i] = acc[i] * b + 1.0f;
-    }
-#pragma unroll
-    for (int i = 0; i < 160; ++i) C[i * 1024 + threadIdx.x] = acc[i];
 }
 """
 

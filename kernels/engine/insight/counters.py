@@ -30,6 +30,7 @@ from functools import lru_cache
 from typing import Any, Mapping, Optional
 
 from .. import sandboxing
+from .disasm import complete_elf, first_executable, tool_version
 
 log = logging.getLogger(__name__)
 ENV = "MKC_NCU"
@@ -53,24 +54,9 @@ METRICS = (
 
 @lru_cache(maxsize=1)
 def find_ncu() -> Optional[str]:
-    candidates = [os.environ.get(ENV, ""), "/usr/local/cuda/bin/ncu",
-                  *sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"), reverse=True), shutil.which("ncu") or ""]
-    for c in candidates:
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
-            return os.path.realpath(c)
-    return None
-
-
-@lru_cache(maxsize=4)
-def ncu_version(path: str) -> str:
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return "ncu"
-    for token in out.replace(",", " ").split():
-        if token[:1].isdigit() and token.count(".") >= 2:
-            return "ncu " + token.split("(")[0]
-    return "ncu"
+    return first_executable([os.environ.get(ENV, ""), "/usr/local/cuda/bin/ncu",
+                             *sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"), reverse=True),
+                             shutil.which("ncu") or ""])
 
 
 def derive(raw: Mapping[str, Optional[float]]) -> dict[str, Optional[float]]:
@@ -128,7 +114,6 @@ def collect(exercise: Any, cubin: bytes, kernel_name: str, plan: Any, size: Opti
     if size is None:
         size = exercise.timing_sizes[0] if exercise.timing_sizes else exercise.correctness_sizes[-1]
     size = dict(size)
-    from .disasm import complete_elf
 
     job = {"cubin_b64": base64.b64encode(complete_elf(cubin)).decode(), "name": kernel_name,
            "block": list(plan.block), "grid": list(plan.grid(exercise, size)), "smem": int(plan.smem),
@@ -179,7 +164,7 @@ def collect(exercise: Any, cubin: bytes, kernel_name: str, plan: Any, size: Opti
         proc.stdout.close()
         proc.wait()
     text = b"".join(chunks).decode("utf-8", "replace")
-    tool = ncu_version(ncu)
+    tool = tool_version(ncu, "ncu")
     if timed_out:
         return {"available": False, "reason": "NCU_TIMEOUT", "tool": tool}
     raw = parse_csv(text, kernel_name)

@@ -52,6 +52,28 @@ class Disassembly:
     ms: float = 0.0
 
 
+def first_executable(candidates) -> Optional[str]:
+    """The real path of the first candidate that is an executable file (empty ones skipped)."""
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return os.path.realpath(c)
+    return None
+
+
+@lru_cache(maxsize=8)
+def tool_version(path: str, name: str = "nvdisasm") -> str:
+    """"nvdisasm 13.2.86" / "ncu 2025.3.1.0": the first version-looking token of ``--version``."""
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return name
+    for token in out.replace(",", " ").split():
+        token = token[1:] if token.startswith("V") else token
+        if token[:1].isdigit() and token.count(".") >= 2:
+            return f"{name} {token.split('(')[0]}"
+    return name
+
+
 @lru_cache(maxsize=1)
 def find_nvdisasm() -> Optional[str]:
     candidates = [os.environ.get(ENV, "")]
@@ -59,23 +81,7 @@ def find_nvdisasm() -> Optional[str]:
     for loc in (spec.submodule_search_locations or []) if spec else []:
         for sub in sorted(os.listdir(loc)) if os.path.isdir(loc) else []:
             candidates.append(os.path.join(loc, sub, "bin", "nvdisasm"))
-    candidates += ["/usr/local/cuda/bin/nvdisasm", shutil.which("nvdisasm") or ""]
-    for c in candidates:
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
-            return os.path.realpath(c)
-    return None
-
-
-@lru_cache(maxsize=4)
-def tool_version(path: str) -> str:
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return "nvdisasm"
-    for token in out.replace(",", " ").split():
-        if token.startswith("V") and token[1:2].isdigit():
-            return "nvdisasm " + token[1:]
-    return "nvdisasm"
+    return first_executable(candidates + ["/usr/local/cuda/bin/nvdisasm", shutil.which("nvdisasm") or ""])
 
 
 def complete_elf(cubin: bytes) -> bytes:
