@@ -2,7 +2,8 @@
 
 The cookie holds a random token; the database holds its SHA-256, the user, the expiry and the
 session's CSRF token. Signing in always makes a new session (no fixation); signing out deletes
-the row; "sign out everywhere" deletes all of the user's rows.
+the row; "sign out everywhere" deletes all of the user's rows (and revokes their API tokens when asked: the
+profile page says tokens outlive it otherwise).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from fastapi import Request, Response
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.clock import utcnow
@@ -116,6 +117,11 @@ def revoke_api_token(db: Session, user: User, token_id: int) -> bool:
         return False
     row.revoked_at = utcnow()
     return True
+
+
+def revoke_all_api_tokens(db: Session, user: User) -> int:
+    return db.execute(update(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+                      .values(revoked_at=utcnow())).rowcount or 0
 
 
 # ---- resolving a request ------------------------------------------------------------------------

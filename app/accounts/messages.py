@@ -33,6 +33,8 @@ MESSAGES = {
     "forbidden": _("You do not have permission to do that."),
     "bad_role": _("Unknown role."),
     "last_admin": _("The last administrator cannot give up that role."),
+    "own_xp": _("You cannot adjust your own XP; another grader or an administrator has to."),
+    "confusable_username": _("This username looks like an existing one. Please choose another."),
     "bad_timezone": _("Unknown time zone."),
     "token_name": _("Give the token a name of 1 to 64 characters."),
     "not_found": _("Not found."),

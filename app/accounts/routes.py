@@ -121,9 +121,11 @@ def signout(request: Request, next: str = Form(""), csrf_token: str = Form(""), 
 
 
 @router.post("/signout-everywhere", dependencies=CSRF)
-def signout_everywhere(request: Request, lang: str = Form("ko"), auth=Depends(require_auth),
-                       db: Session = Depends(db_session)):
+def signout_everywhere(request: Request, lang: str = Form("ko"), revoke_tokens: str = Form(""),
+                       auth=Depends(require_auth), db: Session = Depends(db_session)):
     authn.end_all_sessions(db, auth.user)
+    if revoke_tokens == "yes":  # sessions only, unless asked: the page says API tokens keep working
+        authn.revoke_all_api_tokens(db, auth.user)
     db.commit()
     response = RedirectResponse(f"/{lang if lang in ('ko', 'en') else 'ko'}/", status_code=303)
     authn.clear_session_cookie(response)

@@ -13,6 +13,7 @@ ERRORS = {
     "reason_too_long": _("The reason is too long (at most 2000 characters)."),
     "bad_verdict": _("Choose one of the verdicts offered."),
     "not_graded": _("Only a graded submission can have its verdict overridden."),
+    "own_submission": _("You cannot override the verdict of your own submission; another grader has to."),
     "already_queued": _("This submission is already waiting or running."),
     "not_found": _("Not found."),
     "bad_json": _("The request body must be a JSON object."),
