@@ -44,6 +44,7 @@ REASONS = {
     "NCU_FAILED": _("Nsight Compute could not profile this kernel."),
     "NCU_TIMEOUT": _("Profiling took too long and was stopped."),
     "NCU_NO_PERMISSION": _("This server does not allow reading GPU performance counters."),
+    "NCU_NOT_RUN": _("Counters are read only for a kernel that passed, on a GPU."),
 }
 COUNTER_TEXTS = {
     "sectors_per_request": (_("Global load sectors per request"), _(
@@ -90,11 +91,11 @@ def _num(v: float | None, digits: int = 3) -> str:
     return f"{v:.{digits}g}"
 
 
-def present_insight(insight: dict | None, source: str | None, lang: str) -> dict | None:
+def present_insight(insight: dict | None, source: str | None, lang: str, *, can_profile: bool = False) -> dict | None:
     if not insight or not isinstance(insight, dict):
         return None
     t = gettext_for(lang)
-    out: dict[str, Any] = {"version": insight.get("version")}
+    out: dict[str, Any] = {"version": insight.get("version"), "can_profile": can_profile and not insight.get("counters")}
     sass = insight.get("sass") or {}
     out["sass_available"] = bool(sass.get("available"))
     out["sass_reason"] = t(REASONS[sass["reason"]]) if sass.get("reason") in REASONS else ""

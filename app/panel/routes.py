@@ -3,11 +3,14 @@ panel's JavaScript asks these routes for the exercise (starter, launch defaults)
 server-rendered fragments (result, history, diff) in the page's language."""
 from __future__ import annotations
 
+import json
+
 from fastapi import Depends, HTTPException, Request
+from sqlalchemy.orm import Session
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.accounts.deps import require_auth
+from app.accounts.deps import db_session, require_auth
 from app.accounts.roles import can
 from app.core.config import LANGUAGES
 from app.graders.reviews import effective_verdict, reviews_for
@@ -17,6 +20,7 @@ from app.panel import texts
 from app.panel.present import label, present
 from app.submissions import queue
 from app.submissions.models import Submission
+from app.submissions.routes import _limits as submission_limits, signed_in_with_csrf
 from app.submissions.views import submission_json
 from app.templating import page_context
 from app.core.ids import RowId
@@ -66,10 +70,11 @@ def _fragment(request: Request, lang: str, template: str, **values) -> HTMLRespo
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
-def result_context(db, row: Submission, lang: str) -> dict:
+def result_context(db, row: Submission, lang: str, *, owner_view: bool = False) -> dict:
     view = submission_json(row, lang=lang, position=queue.position(db, row), include_source=False)
     panel = present(view, lang)
-    panel["insight"] = present_insight((view.get("result") or {}).get("insight"), row.source, lang)
+    panel["insight"] = present_insight((view.get("result") or {}).get("insight"), row.source, lang,
+                                       can_profile=owner_view and panel.get("verdict") == "PASSED")
     trail = reviews_for(db, [row.id])[row.id]
     panel["reviews"] = [{"kind": r.kind, "reason": r.reason, "xp_delta": r.xp_delta,
                          "verdict_label": label(texts.VERDICTS, r.verdict_after, lang)}
@@ -91,12 +96,42 @@ async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depen
             row = db.get(Submission, sub_id)
             if row is None or (row.user_id != auth.user.id and not can(auth.user.role, REVIEW)):
                 return None
-            return result_context(db, row, lang)
+            return result_context(db, row, lang, owner_view=row.user_id == auth.user.id)
 
     panel = await run_in_threadpool(load)
     if panel is None:
         raise HTTPException(404)
     return _fragment(request, lang, "panel/result.html", r=panel)
+
+
+@api_router.post("/submissions/{sub_id}/profile", status_code=202)
+async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signed_in_with_csrf),
+                             db: Session = Depends(db_session)):
+    """"Profile this" (issue 19): the same kernel and launch again, graded as usual and with
+    Nsight Compute counters where the grading host has ncu. A new submission of one's own: it
+    counts against the job limits like any other."""
+    from app.submissions import intake
+
+    def store():
+        row = db.get(Submission, sub_id)
+        if row is None or row.user_id != auth.user.id:
+            return None
+        try:
+            launch = json.loads(row.launch) if row.launch else None
+        except ValueError:
+            launch = None
+        if not isinstance(launch, dict):
+            config = exercise_config(row.exercise_id)
+            launch = dict(config["launch_defaults"]) if config else {}
+        new = intake.store(db, auth.user, row.exercise_id, intake.Request_(row.source, {**launch, "profile": True}),
+                           submission_limits(request), enqueue=request.app.state.submissions.enqueue)
+        return new.id
+
+    new_id = await run_in_threadpool(store)
+    if new_id is None:
+        raise HTTPException(404)
+    request.app.state.submissions.wake()
+    return JSONResponse({"id": new_id}, status_code=202)
 
 
 @router.get("/{lang}/panel/exercises/{exercise_id}/history")

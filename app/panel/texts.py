@@ -39,6 +39,7 @@ CODES = {
     "LAUNCH_BAD_SHAPE": _("The launch setting %(key)s must have %(expected_length)s numbers."),
     "LAUNCH_NOT_POSITIVE_INT": _("%(key)s[%(index)s] must be a positive whole number, not %(value)s."),
     "LAUNCH_SMEM_NOT_INT": _("Shared memory must be a whole number of bytes, not %(value)s."),
+    "LAUNCH_PROFILE_NOT_BOOL": _("The launch setting profile must be true or false, not %(value)s."),
     "LAUNCH_BLOCK_DIM_TOO_LARGE": _("Block size along %(axis)s is %(value)s; the GPU allows at most %(limit)s."),
     "LAUNCH_TOO_MANY_THREADS": _("The block has %(threads)s threads; the GPU allows at most %(limit)s per block."),
     "LAUNCH_SMEM_TOO_LARGE": _("%(smem)s bytes of dynamic shared memory requested; at most %(limit)s per block."),

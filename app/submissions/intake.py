@@ -30,7 +30,7 @@ MAX_BODY_BYTES = 6 * MAX_SOURCE_BYTES + 4096
 FIELDS = ("source", "launch")
 # Launch codes that mean "not a launch request at all"; the rest are limits the engine grades.
 MALFORMED_LAUNCH = {"LAUNCH_NOT_OBJECT", "LAUNCH_UNKNOWN_KEY", "LAUNCH_MISSING_KEY", "LAUNCH_BAD_SHAPE",
-                    "LAUNCH_NOT_POSITIVE_INT", "LAUNCH_SMEM_NOT_INT"}
+                    "LAUNCH_NOT_POSITIVE_INT", "LAUNCH_SMEM_NOT_INT", "LAUNCH_PROFILE_NOT_BOOL"}
 
 
 @dataclass(frozen=True)

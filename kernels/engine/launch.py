@@ -32,7 +32,7 @@ class DeviceLimits:
 
 
 SM90 = DeviceLimits()
-KEYS = ("block", "tile", "smem")
+KEYS = ("block", "tile", "smem", "profile")  # profile: optional true = also read GPU counters (insight)
 
 
 class LaunchRejected(ValueError):
@@ -46,6 +46,7 @@ class LaunchPlan:
     block: tuple[int, int, int]
     tile: tuple[int, int]
     smem: int
+    profile: bool = False  # the learner asked for hardware counters ("profile this")
 
     @property
     def threads(self) -> int:
@@ -88,6 +89,9 @@ def parse_launch(request: Any, limits: DeviceLimits = SM90) -> LaunchPlan:
     smem = request.get("smem", 0)
     if not _is_int(smem) or smem < 0:
         raise LaunchRejected(codes.LAUNCH_SMEM_NOT_INT, value=_safe(smem))
+    profile = request.get("profile", False)
+    if not isinstance(profile, bool):
+        raise LaunchRejected(codes.LAUNCH_PROFILE_NOT_BOOL, value=_safe(profile))
 
     for axis, (v, lim) in enumerate(zip(block, limits.max_block)):
         if v > lim:
@@ -100,7 +104,7 @@ def parse_launch(request: Any, limits: DeviceLimits = SM90) -> LaunchPlan:
             raise LaunchRejected(codes.LAUNCH_TILE_TOO_LARGE, axis="xy"[axis], value=v, limit=limits.max_tile)
     if smem > limits.max_shared_per_block_optin:
         raise LaunchRejected(codes.LAUNCH_SMEM_TOO_LARGE, smem=smem, limit=limits.max_shared_per_block_optin)
-    return LaunchPlan(block=tuple(block), tile=tuple(tile), smem=smem)  # type: ignore[arg-type]
+    return LaunchPlan(block=tuple(block), tile=tuple(tile), smem=smem, profile=profile)  # type: ignore[arg-type]
 
 
 def validate_launch(request: Any, exercise: Exercise, limits: DeviceLimits = SM90) -> LaunchPlan:

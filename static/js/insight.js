@@ -35,6 +35,31 @@
     }
   }
 
+  // "Profile this kernel": a new submission of the same code with counters; the panel follows it.
+  function profile(button) {
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    var note = button.parentNode.querySelector("[data-profile-note]");
+    var lang = document.documentElement.getAttribute("lang") || "en";
+    button.disabled = true;
+    fetch("/api/panel/submissions/" + encodeURIComponent(button.getAttribute("data-profile")) + "/profile?lang=" + lang, {
+      method: "POST", credentials: "same-origin", headers: { "X-CSRF-Token": meta ? meta.content : "" },
+    }).then(function (r) {
+      return r.json().then(function (body) { return { ok: r.ok, body: body }; });
+    }).then(function (res) {
+      if (!res.ok) {
+        button.disabled = false;
+        if (note) { note.textContent = res.body.message || res.body.error; note.setAttribute("role", "alert"); }
+        return;
+      }
+      var root = button.closest("[data-panel]");
+      var panel = root && root.mkcPanel;
+      if (panel) {
+        try { localStorage.setItem(panel.lastKey, JSON.stringify(res.body.id)); } catch (err) { /* a convenience */ }
+        panel.follow(res.body.id, false);
+      }
+    }).catch(function () { button.disabled = false; });
+  }
+
   document.addEventListener("click", function (e) {
     var section = e.target.closest && e.target.closest("[data-insight]");
     if (!section) return;
@@ -42,6 +67,8 @@
     if (srcBtn) { highlight(section, srcBtn.getAttribute("data-line"), "src"); return; }
     var ins = e.target.closest(".ins__list li[data-line]");
     if (ins) { highlight(section, ins.getAttribute("data-line"), "asm"); return; }
+    var prof = e.target.closest("[data-profile]");
+    if (prof) { profile(prof); return; }
     var cls = e.target.closest("[data-ins-class]");
     if (cls) {
       var name = cls.getAttribute("data-ins-class");

@@ -4,6 +4,7 @@ ceilings benchmark writing its file. Skipped without a GPU (and the counter test
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -98,8 +99,7 @@ def _profile(compile_gemm, source, launch):
     ex = load_exercise("gemm")
     c = compile_gemm(source)
     plan = validate_launch(launch, ex)
-    return counters.collect(ex, c.cubin, c.kernel_name, plan, {"M": 1024, "N": 1024, "K": 1024},
-                            sandboxed=c.sandboxed)
+    return counters.collect(ex, c.cubin, c.kernel_name, plan, {"M": 1024, "N": 1024, "K": 1024}, keep_output=True)
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +113,11 @@ def profiles(compile_gemm):
         "tiled": _profile(compile_gemm, (ROOT / "kernels/gemm/tiled.cu").read_text(), block),
         "uncoalesced": _profile(compile_gemm, UNCOALESCED, block),
     }
+    keep = os.environ.get("INSIGHT_ARTIFACTS")  # where a GPU run leaves ncu's own output
+    for name, p in out.items():
+        text = p.pop("_output", "")
+        if keep:
+            Path(keep, f"ncu-{name}.txt").write_text(text)
     print(json.dumps(out, indent=1))
     return out
 
@@ -153,3 +158,39 @@ def test_ceilings_benchmark_writes_its_file(tmp_path):
     assert data["dram_gbs"] > 100 and data["fp32_tflops"] > 1 and data["tensor_tflops"] > data["fp32_tflops"]
     found = roofline.ceilings_for(data["gpu"]["name"], tmp_path)
     assert found and found["dram_gbs"] == data["dram_gbs"]
+
+
+def test_grade_carries_insight_on_the_gpu():
+    """The whole path: grade() on the GPU fills the insight section within the schema; the
+    float4 solution's SASS has 128-bit loads; with "profile": true the counters are there."""
+    _gpu()
+    from kernels.engine import grade
+    from kernels.engine.result import json_schema
+
+    from tests.engine.minischema import errors
+
+    src = (ROOT / "kernels/gemm_fast/solutions/correct/regtile_128x128.cu").read_text()
+    launch = {"block": [16, 16, 1], "tile": [128, 128], "smem": 0}
+    import re
+
+    m = re.search(r"launch:\s*(\{.*\})", src)
+    if m:
+        launch = json.loads(m.group(1))
+    plain = grade("gemm_fast", src, launch)
+    assert plain.passed, plain.message
+    ins = plain.insight
+    assert ins and ins["version"] == "insight/1" and ins["sass"]["available"], ins and ins["sass"]
+    assert ins["sass"]["global_load_widths"].get("128", 0) > 0
+    assert ins["roofline"]["points"] and ins["occupancy"]["blocks_per_sm"] >= 1 and ins["counters"] is None
+    assert errors(plain.to_dict(), json_schema()) == []
+    print("insight ms (static part, overlapped with the GPU phases):", ins["ms"], "nvdisasm ms:", ins["sass"]["ms"])
+    print("phases:", [(p.name, p.ms) for p in plain.phases])
+    print("roofline:", json.dumps(ins["roofline"]))
+    if counters.find_ncu() is None:
+        return
+    profiled = grade("gemm_fast", src, {**launch, "profile": True})
+    assert profiled.passed
+    c = profiled.insight["counters"]
+    print("profiled counters:", json.dumps(c))
+    assert c["available"], c
+    assert errors(profiled.to_dict(), json_schema()) == []

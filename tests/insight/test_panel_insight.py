@@ -127,3 +127,35 @@ def test_sass_diff_of_two_submissions(app_client):
     c = insert_graded(client.app, "erin", passed_result(), source=TILED)
     html = client.get(f"/ko/panel/diff?a={a}&b={c}", headers=bearer(token)).text
     assert "data-sass-diff" not in html
+
+
+def test_profile_this_makes_a_counted_submission(app_client):
+    import json
+
+    client = app_client(dispatcher_enabled=False, submission_per_hour=3)
+    token = add_user(client.app, "fay")
+    other = add_user(client.app, "gus")
+    sub = insert_graded(client.app, "fay", with_insight(passed_result(), TILED), source=TILED)
+    html = client.get(f"/en/panel/submissions/{sub}", headers=bearer(token)).text
+    assert f'data-profile="{sub}"' in html and "Profile this kernel" in html
+    # not for someone else's result (a grader's view shows no button either), nor for a failed one
+    assert "data-profile=" not in client.get(f"/en/panel/submissions/{sub}", headers=bearer(other)).text
+    bad = insert_graded(client.app, "fay", wrong_result(), source=TILED)
+    assert "data-profile=" not in client.get(f"/en/panel/submissions/{bad}", headers=bearer(token)).text
+    assert client.post(f"/api/panel/submissions/{sub}/profile", headers=bearer(other)).status_code == 404
+    assert client.post("/api/panel/submissions/999999/profile", headers=bearer(token)).status_code == 404
+    assert client.post(f"/api/panel/submissions/{sub}/profile").status_code == 401
+    r = client.post(f"/api/panel/submissions/{sub}/profile", headers=bearer(token))
+    assert r.status_code == 202
+    new_id = r.json()["id"]
+    row = client.get(f"/api/submissions/{new_id}", headers=bearer(token)).json()
+    assert row["state"] == "queued"
+    from app.submissions.models import Submission
+
+    with client.app.state.session_factory() as db:
+        stored = db.get(Submission, new_id)
+        assert stored.source == TILED and json.loads(stored.launch)["profile"] is True
+    # it counts against the hourly limit like any submission (3 per hour here: 2 graded + 1 profile)
+    again = client.post(f"/api/panel/submissions/{sub}/profile?lang=ko", headers=bearer(token))
+    assert again.status_code == 429 and again.json()["error"] == "hourly_limit"
+    assert "시간" in again.json()["message"] or again.json()["message"]

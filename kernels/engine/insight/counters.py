@@ -105,12 +105,17 @@ def ncu_args(kernel_name: str) -> list[str]:
 
 
 def collect(exercise: Any, cubin: bytes, kernel_name: str, plan: Any, size: Optional[Mapping[str, int]] = None,
-            *, sandboxed: bool = True, deadline_s: float = DEADLINE_S, keep_output: bool = False) -> dict[str, Any]:
+            *, sandboxed: Optional[bool] = None, deadline_s: float = DEADLINE_S,
+            keep_output: bool = False) -> dict[str, Any]:
     """The counters section of the insight: {"available", "reason", "tool", "size", "metrics", "raw"}.
     ``keep_output`` adds ncu's own text as "_output" (for tests and benchmarks; never stored)."""
     ncu = find_ncu()
     if ncu is None:
         return {"available": False, "reason": "NCU_MISSING"}
+    from ..gpu import sandbox as gpu_sandbox
+
+    if sandboxed is None:  # the GPU sandbox's own setting (KERNELS_UNSAFE_UNSANDBOXED_GPU)
+        sandboxed = not gpu_sandbox.unsafe_unsandboxed_allowed()
     if size is None:
         size = exercise.timing_sizes[0] if exercise.timing_sizes else exercise.correctness_sizes[-1]
     size = dict(size)
@@ -125,8 +130,6 @@ def collect(exercise: Any, cubin: bytes, kernel_name: str, plan: Any, size: Opti
     py = [sys.executable, "-s", "-B", "-m", "kernels.engine.insight.profile_target"]
     try:
         if sandboxed:
-            from ..gpu import sandbox as gpu_sandbox
-
             try:
                 options = gpu_sandbox.bwrap_args()
                 argv = [gpu_sandbox.bwrap_binary(), *options, "--ro-bind-data", str(fd), JOB_IN_SANDBOX,
@@ -136,8 +139,6 @@ def collect(exercise: Any, cubin: bytes, kernel_name: str, plan: Any, size: Opti
             env = None
         else:
             argv = [ncu, *ncu_args(kernel_name), *py, f"/proc/self/fd/{fd}"]
-            from ..gpu import sandbox as gpu_sandbox
-
             env = gpu_sandbox.worker_env(sandboxed=False)
         started = time.monotonic()
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
