@@ -18,6 +18,9 @@ import os
 import time
 
 SECONDS_ENV = "MKC_FAKE_GPU_SECONDS"
+COMPILE_SECONDS_ENV = "MKC_FAKE_COMPILE_SECONDS"
+BOMB_SECONDS_ENV = "MKC_FAKE_BOMB_SECONDS"
+BOMB_MARK = "compile bomb"
 LOG_ENV = "MKC_FAKE_GPU_LOG"
 
 
@@ -33,23 +36,31 @@ def passed_result(exercise_id: str):
                                           total=spec.pass_xp + sum(t.xp for t in tiers)))
 
 
-def grade(exercise_id, source, launch=None, on_phase=None):
+def _checks(exercise_id, source, launch, phase):
+    """The engine's real cheap steps: (source text, None), or (None, the refusal's Result)."""
     from kernels.engine import load_exercise
     from kernels.engine.launch import LaunchRejected, validate_launch
     from kernels.engine.policy import SourceRejected, check_source
     from kernels.engine.result import Message, Result, Verdict
 
-    phase = on_phase or (lambda _name: None)
     phase("validating")
     exercise = load_exercise(exercise_id)
     try:
         text = check_source(source)
         validate_launch(launch, exercise)
     except SourceRejected as exc:
-        return Result(verdict=Verdict.COMPILE_ERROR, exercise=exercise_id, message=Message(exc.code, exc.params))
+        return None, Result(verdict=Verdict.COMPILE_ERROR, exercise=exercise_id, message=Message(exc.code, exc.params))
     except LaunchRejected as exc:
-        return Result(verdict=Verdict.RUNTIME_ERROR, exercise=exercise_id, message=Message(exc.code, exc.params))
+        return None, Result(verdict=Verdict.RUNTIME_ERROR, exercise=exercise_id, message=Message(exc.code, exc.params))
     phase("compiling")
+    return text, None
+
+
+def grade(exercise_id, source, launch=None, on_phase=None):
+    phase = on_phase or (lambda _name: None)
+    text, refused = _checks(exercise_id, source, launch, phase)
+    if refused is not None:
+        return refused
     tag = text.strip().splitlines()[-1]
     _log("start", tag)
     seconds = float(os.environ.get(SECONDS_ENV, "1.0"))
@@ -59,6 +70,28 @@ def grade(exercise_id, source, launch=None, on_phase=None):
     time.sleep(seconds / 2)
     _log("end", tag)
     return passed_result(exercise_id)
+
+
+def compile_first(exercise_id, source, launch=None, on_phase=None):
+    """The compile stage's stand-in: ``MKC_FAKE_COMPILE_SECONDS`` (0.02) per compile; a source holding
+    ``compile bomb`` burns ``MKC_FAKE_BOMB_SECONDS`` (3) and ends as the engine's COMPILE_TIMEOUT."""
+    from kernels.engine import codes
+    from kernels.engine.result import Message, Result, Verdict
+
+    text, refused = _checks(exercise_id, source, launch, on_phase or (lambda _name: None))
+    if refused is not None:
+        return refused
+    tag = text.strip().splitlines()[-1]
+    _log("compile", tag)
+    if BOMB_MARK in text:
+        seconds = float(os.environ.get(BOMB_SECONDS_ENV, "3"))
+        time.sleep(seconds)
+        _log("compiled", tag)
+        return Result(verdict=Verdict.COMPILE_ERROR, exercise=exercise_id,
+                      message=Message(codes.COMPILE_TIMEOUT, {"seconds": seconds}))
+    time.sleep(float(os.environ.get(COMPILE_SECONDS_ENV, "0.02")))
+    _log("compiled", tag)
+    return None
 
 
 def _log(event: str, tag: str) -> None:

@@ -24,6 +24,7 @@ from app.bench.submissions_server import Server, add_users
 from app.core.config import PROJECT_ROOT
 
 FAKE_GRADE = "app.bench.fake_gpu:grade"
+FAKE_COMPILE = "app.bench.fake_gpu:compile_first"
 
 
 def gemm_source(tag: str) -> str:
@@ -34,10 +35,11 @@ def gemm_source(tag: str) -> str:
 class Workers:
     """``python -m app worker --gpu N`` processes, one per index, each in its own process group."""
 
-    def __init__(self, db_url: str, workdir: Path, *, grade: str | None = FAKE_GRADE, **settings: str):
+    def __init__(self, db_url: str, workdir: Path, *, grade: str | None = FAKE_GRADE,
+                 compile_first: str | None = FAKE_COMPILE, **settings: str):
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.grade = grade
+        self.grade, self.compile_first = grade, compile_first
         self.env = dict(os.environ, MKC_DATABASE_URL=db_url, MKC_QUEUE="procrastinate", PYTHONUNBUFFERED="1",
                         MKC_DATA_DIR=str(self.workdir / "data"))
         self.env.update({k if k.isupper() else f"MKC_{k.upper()}": str(v) for k, v in settings.items()})
@@ -46,12 +48,12 @@ class Workers:
     def name(self, gpu: int) -> str:
         return f"sim:gpu{gpu}"
 
-    def start(self, gpu: int, *, burst: bool = False) -> subprocess.Popen:
-        cmd = [sys.executable, "-m", "app", "worker", "--gpu", str(gpu), "--name", self.name(gpu)]
+    def start(self, gpu: int, *extra: str) -> subprocess.Popen:
+        cmd = [sys.executable, "-m", "app", "worker", "--gpu", str(gpu), "--name", self.name(gpu), *extra]
         if self.grade:
             cmd += ["--grade", self.grade]
-        if burst:
-            cmd.append("--burst")
+        if self.compile_first:
+            cmd += ["--compile", self.compile_first]
         with (self.workdir / f"worker{gpu}.log").open("ab") as log:
             proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
                                     start_new_session=True)

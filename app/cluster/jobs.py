@@ -1,17 +1,22 @@
 """The procrastinate side of cluster mode: which tasks exist, and how a submission becomes a job.
 
-- ``grade_submission(submission_id)`` on the ``grading`` queue. The web process defers it on the
-  SQLAlchemy session's own psycopg connection, before the commit that stores the row: the row and
-  its job exist together or not at all, and PostgreSQL's NOTIFY wakes a worker at that commit.
-  ``lock = learner:<id>``: one learner's jobs never run at once and run in their order.
-  ``queueing_lock = submission:<id>``: a submission can never have two waiting jobs.
-  ``priority``: fairness. A learner's first waiting job gets 0, each further one a step lower, so
-  every learner's first job runs before anyone's second (procrastinate serves the highest priority,
-  then the oldest); within one learner priorities never rise, so the lock keeps their order.
-- ``retry_stalled`` every 5 s on the ``maintenance`` queue: jobs of workers whose heartbeat is
-  older than ``worker_stalled_seconds`` (kill -9, host lost) go back to the queue, and their
-  submission rows show ``queued`` again. procrastinate's stalled-job recipe; the job itself ensures
-  it is graded once in effect (``Dispatcher.run_claimed``).
+A submission goes through two queues, both with ``lock = learner:<id>`` (one learner's jobs never
+run at once and run in their order) and ``queueing_lock = submission:<id>`` (never two waiting jobs
+for one submission):
+- ``compile_submission`` on ``compile`` (CPU slots, app/cluster/compile.py). The web process defers
+  it on the SQLAlchemy session's own psycopg connection, before the commit that stores the row: the
+  row and its job exist together or not at all, and PostgreSQL's NOTIFY wakes a worker at that
+  commit. A compile that fails (or times out) is the final result there; one that compiles defers
+- ``grade_submission`` on ``grading`` (one per GPU worker, one job at a time), in the transaction
+  that marks the row compiled, with the compile job's priority.
+``priority`` is fairness: a learner's first waiting job gets 0, each further one a step lower, so
+every learner's first job runs before anyone's second (procrastinate serves the highest priority,
+then the oldest); within one learner priorities never rise, so the lock keeps their order.
+
+``retry_stalled`` every 5 s on ``maintenance``: jobs of workers whose heartbeat is older than
+``worker_stalled_seconds`` (kill -9, host lost) go back to their queue and their rows show
+``queued`` again (procrastinate's stalled-job recipe); the job itself ensures it is graded once in
+effect (``Dispatcher.run_claimed``).
 """
 from __future__ import annotations
 
@@ -26,8 +31,10 @@ from sqlalchemy.orm import Session
 
 log = logging.getLogger(__name__)
 
+COMPILE_QUEUE = "compile"
 GRADING_QUEUE = "grading"
 MAINTENANCE_QUEUE = "maintenance"
+COMPILE_TASK = "mkc.compile_submission"
 GRADE_TASK = "mkc.grade_submission"
 RETRY_TASK = "mkc.retry_stalled"
 RETRY_EVERY = "* * * * * */5"  # cron with a sixth (seconds) column: every 5 s
@@ -61,6 +68,10 @@ def make_app(database_url: str, **pool_args: Any) -> procrastinate.App:
         dispatcher = context.additional_context["dispatcher"]
         return dispatcher.run_claimed(int(submission_id))
 
+    @app.task(name=COMPILE_TASK, queue=COMPILE_QUEUE, pass_context=True)
+    def compile_submission(context: procrastinate.JobContext, submission_id: int) -> str:
+        return context.additional_context["compile_stage"].run(context.job, int(submission_id))
+
     @app.periodic(cron=RETRY_EVERY, periodic_id="retry_stalled")
     @app.task(name=RETRY_TASK, queue=MAINTENANCE_QUEUE, queueing_lock="retry_stalled", pass_context=True,
               priority=MAINTENANCE_PRIORITY)
@@ -72,7 +83,7 @@ def make_app(database_url: str, **pool_args: Any) -> procrastinate.App:
             if job.id == context.job.id:
                 continue
             await context.app.job_manager.retry_job(job)
-            if job.task_name == GRADE_TASK:
+            if job.task_name in (GRADE_TASK, COMPILE_TASK):
                 ids.append(int(job.task_kwargs["submission_id"]))
         if ids:
             log.warning("workers stopped beating: jobs of submissions %s wait again", ids)
@@ -85,20 +96,23 @@ def make_app(database_url: str, **pool_args: Any) -> procrastinate.App:
 def fair_priority(db: Session, user_id: int) -> int:
     """0 for a learner with nothing waiting or running; one lower than their lowest otherwise."""
     lowest = db.execute(text("SELECT MIN(priority) FROM procrastinate_jobs WHERE lock = :lock AND status IN "
-                             "('todo', 'doing') AND task_name = :task"),
-                        {"lock": learner_lock(user_id), "task": GRADE_TASK}).scalar()
+                             "('todo', 'doing') AND task_name IN (:compile, :grade)"),
+                        {"lock": learner_lock(user_id), "compile": COMPILE_TASK, "grade": GRADE_TASK}).scalar()
     return 0 if lowest is None else int(lowest) - 1
 
 
 class Enqueuer:
-    """Defers ``grade_submission`` inside the caller's transaction (the web process's side)."""
+    """Defers a submission's job inside the caller's transaction. The web side calls it with a new
+    row (its compile job); the compile stage with ``task=GRADE_TASK`` and the compile job's priority."""
 
     def __init__(self, database_url: str):
         self.app = make_app(database_url)  # never opened: deferring uses the session's connection
 
-    def __call__(self, db: Session, row) -> int:
+    def __call__(self, db: Session, row, *, task: str = COMPILE_TASK, priority: int | None = None,
+                 schedule_at=None) -> int:
         connection = db.connection().connection.driver_connection  # psycopg, in the session's transaction
         return self.app.configure_task(
-            GRADE_TASK, lock=learner_lock(row.user_id), queueing_lock=f"submission:{row.id}",
-            priority=fair_priority(db, row.user_id), connection=connection,
+            task, lock=learner_lock(row.user_id), queueing_lock=f"submission:{row.id}",
+            priority=fair_priority(db, row.user_id) if priority is None else priority,
+            schedule_at=schedule_at, connection=connection,
         ).defer(submission_id=row.id)

@@ -75,6 +75,10 @@ class Settings(BaseSettings):
     # is handed to another worker (checked every few seconds by a periodic task).
     worker_heartbeat_seconds: float = 5.0
     worker_stalled_seconds: float = 30.0
+    # Compile slots (CPU) per worker process; the host's compile pool is the sum over its workers.
+    compile_slots: int = 2
+    # Compile time one learner may use per hour; past it their next compile waits for the window.
+    compile_budget_seconds: float = 120.0
 
     @property
     def resolved_database_url(self) -> str:

@@ -213,6 +213,48 @@ class Dispatcher:
         self._run(job, claimed)
         return True
 
+    def compile_claimed(self, sub_id: int, compile_first: Callable, on_compiled: Callable[[Session, Submission], None]) -> str:
+        """Cluster compile stage (on CPU, before the job may take a GPU): claim, then
+        ``compile_first(exercise_id, source, launch, on_phase) -> Result | None``. A Result (policy,
+        launch or compile error, compile timeout) is final: stored and recorded like any other, and the
+        job never reaches a GPU. None: it compiled; the row waits for a GPU again and
+        ``on_compiled(db, row)`` defers its grading job in that same transaction.
+        Returns "final", "compiled" or "skipped" (already final)."""
+        import json
+
+        if self.gpu is None or not self.lane:
+            self._setup()
+        with self.session_factory() as db:
+            job = queue.claim(db, sub_id, lane=self.lane, owner=self.owner, gpu=bool(self.gpu),
+                              lease_seconds=self.config.lease_seconds, count_attempt=False)
+            if job is None:
+                queue.record_pending(db, self._record)
+                return "skipped"
+        self.notify(job.id)
+        started = time.perf_counter()
+        try:
+            launch = json.loads(job.launch) if job.launch else None
+        except ValueError:
+            launch = None
+        try:
+            result = compile_first(job.exercise_id, job.source, launch, None)
+        except Exception:
+            log.exception("compile stage of submission %s failed", job.id)
+            result = abandoned_result(job.exercise_id)
+        ms = int((time.perf_counter() - started) * 1000)
+        if result is not None:
+            with self.session_factory() as db:
+                queue.set_compile_ms(db, job.id, ms)
+            self._finish(job, result)
+            return "final"
+        with self.session_factory() as db:
+            row = queue.compiled(db, job.id, self.owner, ms)
+            if row is not None:
+                on_compiled(db, row)
+            db.commit()
+        self.notify(job.id)
+        return "compiled"
+
     def _run(self, job: Submission, claimed: float) -> None:
         import json
 

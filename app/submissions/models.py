@@ -44,6 +44,8 @@ class Submission(Base):
     lease_owner: Mapped[str | None] = mapped_column(String(100), nullable=True)
     lease_expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # Cluster mode: milliseconds its compile stage took (the learner's hourly compile budget counts them).
+    compile_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # record_grading_result ran for this row (the service is idempotent too; this saves work)
     recorded: Mapped[bool] = mapped_column(Boolean, default=False)
 

@@ -59,19 +59,21 @@ def claim_next(db: Session, *, lane: str, owner: str, gpu: bool, lease_seconds: 
     return None
 
 
-def claim(db: Session, sub_id: int, *, lane: str, owner: str, gpu: bool, lease_seconds: float) -> Submission | None:
+def claim(db: Session, sub_id: int, *, lane: str, owner: str, gpu: bool, lease_seconds: float,
+          count_attempt: bool = True) -> Submission | None:
     """Claim one given job (cluster mode: the job-queue engine handed it to this worker), or None when
     it is final already (done; awaiting_gpu on a worker without a GPU) or gone.
 
     A row still in a running state is taken over: the engine gives a job to one worker at a time and
     hands it out again only after the previous worker's heartbeat stopped, so its holder is dead. Were
-    it alive after all, its ``finish`` no longer matches the lease owner and its result is dropped."""
+    it alive after all, its ``finish`` no longer matches the lease owner and its result is dropped.
+    ``count_attempt=False`` for the compile stage: ``attempts`` counts GPU runs (max_attempts)."""
     now = utcnow()
     takeable = [states.QUEUED, *states.RUNNING] + ([states.AWAITING_GPU] if gpu else [])
     won = db.execute(update(Submission).where(Submission.id == sub_id, Submission.state.in_(takeable)).values(
         state=states.COMPILING, lane=lane, lease_owner=owner,
         lease_expires_at=now + dt.timedelta(seconds=lease_seconds), claimed_at=now, started_at=None,
-        attempts=Submission.attempts + 1, updated_at=now)).rowcount == 1
+        attempts=Submission.attempts + (1 if count_attempt else 0), updated_at=now)).rowcount == 1
     db.commit()
     return db.get(Submission, sub_id, populate_existing=True) if won else None
 
@@ -86,6 +88,31 @@ def requeue(db: Session, sub_ids: list[int]) -> list[int]:
                    .values(state=states.QUEUED, lease_owner=None, lease_expires_at=None, updated_at=utcnow()))
     db.commit()
     return ids
+
+
+def compiled(db: Session, sub_id: int, owner: str, compile_ms: int) -> Submission | None:
+    """Cluster compile stage: the kernel compiled; the row waits for a GPU (``queued``) and leaves the
+    compile worker's lease. The caller commits (its grading job is deferred in this transaction)."""
+    now = utcnow()
+    ok = db.execute(update(Submission).where(
+        Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
+    ).values(state=states.QUEUED, compile_ms=compile_ms, lease_owner=None, lease_expires_at=None,
+             updated_at=now)).rowcount == 1
+    return db.get(Submission, sub_id, populate_existing=True) if ok else None
+
+
+def set_compile_ms(db: Session, sub_id: int, compile_ms: int) -> None:
+    db.execute(update(Submission).where(Submission.id == sub_id).values(compile_ms=compile_ms))
+    db.commit()
+
+
+def compile_seconds_used(db: Session, user_id: int, since: dt.datetime) -> tuple[float, dt.datetime | None]:
+    """(compile seconds this learner used since ``since``, when the oldest of them was claimed)."""
+    total, oldest = db.execute(select(func.coalesce(func.sum(Submission.compile_ms), 0), func.min(Submission.claimed_at))
+                               .where(Submission.user_id == user_id, Submission.compile_ms.is_not(None),
+                                      Submission.claimed_at > since)).one()
+    db.rollback()
+    return float(total) / 1000.0, oldest
 
 
 def mark_started(db: Session, sub_id: int, owner: str) -> None:

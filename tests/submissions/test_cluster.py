@@ -39,8 +39,8 @@ def test_a_job_is_deferred_in_the_row_transaction_with_learner_lock_and_fair_pri
     jobs = rows(pg_url, "SELECT args->>'submission_id', lock, queueing_lock, priority, status, queue_name "
                         "FROM procrastinate_jobs ORDER BY id")
     assert [(int(j[0]), j[3], j[4], j[5]) for j in jobs] == [
-        (a[0], 0, "todo", "grading"), (a[1], -1, "todo", "grading"), (a[2], -2, "todo", "grading"),
-        (b, 0, "todo", "grading")]  # bob's first job outranks ann's second and third
+        (a[0], 0, "todo", "compile"), (a[1], -1, "todo", "compile"), (a[2], -2, "todo", "compile"),
+        (b, 0, "todo", "compile")]  # bob's first job outranks ann's second and third
     assert len({j[1] for j in jobs[:3]}) == 1 and jobs[3][1] != jobs[0][1]  # lock: one per learner
     assert [j[2] for j in jobs] == [f"submission:{i}" for i in (*a, b)]
     # Same transaction: a row stored and rolled back leaves no job behind.
@@ -169,3 +169,85 @@ def test_four_workers_300_jobs_150_learners_two_killed_mid_job(pg_url, tmp_path)
         for _, ev in events:
             depth += 1 if ev == "start" else -1
             assert depth <= 1, pid
+
+
+BOMB_SECONDS, SLOTS, BUDGET_SECONDS, BOMBERS = 3.0, 2, 5.0, 3
+
+
+def test_compile_bombs_cannot_starve_an_honest_learner(pg_url, tmp_path):
+    """Three learners keep submitting compile bombs (each burns BOMB_SECONDS of a compile slot and
+    ends as COMPILE_TIMEOUT); a fourth submits honest kernels one after another.
+
+    The bound: a learner compiles one job at a time and has at most one waiting (in-flight limit 1), so
+    BOMBERS bombs hold at most min(BOMBERS, SLOTS) compile slots, and every slot frees within
+    BOMB_SECONDS. An honest job therefore waits at most ceil(BOMBERS / SLOTS) * BOMB_SECONDS for a
+    slot, then its own compile and GPU time; a bomb never reaches the GPU. Past
+    BUDGET_SECONDS of compile in the hour a bomber's next job waits for the window, so from then on
+    bombs cost the honest learner nothing."""
+    import math
+    import threading
+
+    import httpx
+
+    log = tmp_path / "fake-gpu.log"
+    server = cluster_server(tmp_path / "web", pg_url, submission_max_in_flight="1", submission_per_hour="100",
+                            compile_budget_seconds=str(BUDGET_SECONDS)).start()
+    workers = Workers(pg_url, tmp_path / "workers", dispatcher_gpu="on", fake_gpu_seconds="0.2",
+                      fake_bomb_seconds=str(BOMB_SECONDS), fake_gpu_log=str(log),
+                      compile_budget_seconds=str(BUDGET_SECONDS), compile_slots=str(SLOTS))
+    stop = threading.Event()
+    try:
+        tokens = add_users(pg_url, [f"bomber{i}" for i in range(BOMBERS)] + ["honest"], token_only=True)
+        workers.start(0)
+
+        def submit(http, name, source):
+            response = http.post("/api/exercises/gemm/submissions", headers={"Authorization": f"Bearer {tokens[name]}"},
+                                 json={"source": source, "launch": GEMM_LAUNCH})
+            assert response.status_code == 202, response.text
+            return response.json()["id"]
+
+        def wait_done(http, name, sub_id, until):
+            while not stop.is_set() and time.monotonic() < until:
+                view = http.get(f"/api/submissions/{sub_id}", headers={"Authorization": f"Bearer {tokens[name]}"}).json()
+                if view["state"] == "done":
+                    return view
+                time.sleep(0.05)
+            return None
+
+        def bomber(name):
+            with httpx.Client(base_url=server.url, timeout=30) as http:
+                n = 0
+                while not stop.is_set():
+                    sub_id = submit(http, name, gemm_source(f"compile bomb {name} {n}"))
+                    n += 1
+                    if wait_done(http, name, sub_id, time.monotonic() + 120) is None:
+                        return  # over budget: its job waits for the hour window
+
+        threads = [threading.Thread(target=bomber, args=(f"bomber{i}",), daemon=True) for i in range(BOMBERS)]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.5)  # the bombs are compiling
+        waits, verdicts = [], []
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            for n in range(4):
+                posted = time.monotonic()
+                view = wait_done(http, "honest", submit(http, "honest", gemm_source(f"honest {n}")), posted + 120)
+                waits.append(time.monotonic() - posted)
+                verdicts.append(view and view["verdict"])
+    finally:
+        stop.set()
+        workers.stop_all()
+        server.stop()
+    bound = math.ceil(BOMBERS / SLOTS) * BOMB_SECONDS + 2.0  # + honest compile, 0.2 s of GPU, scheduling
+    assert verdicts == ["PASSED"] * 4, (verdicts, workers.logs())
+    assert max(waits) <= bound, (waits, bound)
+    runs = fake_log(log)
+    bombs = {tag: entries for tag, entries in runs.items() if tag.startswith("compile bomb")}
+    assert bombs and all(e["ev"] in ("compile", "compiled") for entries in bombs.values() for e in entries)  # no GPU
+    per_bomber = defaultdict(int)
+    for tag, entries in bombs.items():
+        per_bomber[tag.split()[2]] += sum(e["ev"] == "compile" for e in entries)
+    # the budget: compiles start while less than BUDGET_SECONDS were used this hour
+    assert all(n <= math.ceil(BUDGET_SECONDS / BOMB_SECONDS) for n in per_bomber.values()), per_bomber
+    over = rows(pg_url, "SELECT COUNT(*) FROM procrastinate_jobs WHERE status = 'todo' AND scheduled_at > now()")
+    assert over[0][0] >= 1  # at least one bomber now waits for the window

@@ -1,0 +1,130 @@
+"""The compile stage of cluster mode: source policy, launch checks and the sandboxed NVRTC compile run
+on CPU before a job may take a GPU.
+
+- A pool of ``slots`` compilers (each the engine's own ``Compiler`` with its sandboxed worker
+  process) per worker process, all sharing one cubin cache (memory + a folder on this host, so every
+  worker process of the host finds a cubin its neighbours made). The GPU stage's ``grade()`` is given
+  a compiler on the same cache: the compile it repeats is a cache hit, and the kernel is the one
+  that was checked here.
+- No second compile path: ``compile_first`` runs the engine's own ``grade()`` and stops it right
+  after a successful compile (before it would look for a GPU). Every refusal — policy, launch,
+  compile error, compile timeout — is the Result ``grade()`` itself returns, final at once: a
+  compile bomb spends its timeout in a CPU slot and never holds a GPU.
+- Per learner: one compile at a time (the procrastinate lock ``learner:<id>``), and a compile
+  budget per hour (``compile_budget_seconds``): a learner past it waits (the job is deferred to when
+  the budget frees) instead of taking slots from the others.
+"""
+from __future__ import annotations
+
+import os
+import queue as queue_module
+from pathlib import Path
+from typing import Any, Optional
+
+
+class _Compiled(Exception):
+    """Raised by the stopping compiler after a successful compile: grade() must not go on to a GPU."""
+
+
+class _StopAfterCompile:
+    """Looks like the engine's Compiler to grade(); compiles for real, then stops grade() there."""
+
+    def __init__(self, real):
+        self.real = real
+        self.arch = real.arch
+        self.worker = real.worker
+
+    def compile(self, *args: Any, **kwargs: Any):
+        self.real.compile(*args, **kwargs)  # a CompileError goes back to grade(), which makes its Result
+        raise _Compiled
+
+
+class CompilerPool:
+    """``slots`` engine compilers sharing one cubin cache; ``take()``/``give()`` around each compile."""
+
+    def __init__(self, slots: int, cache_dir: Optional[Path] = None):
+        from kernels.engine.compiler.cache import CubinCache
+        from kernels.engine.compiler.service import CACHE_DIR_ENV, Compiler
+
+        folder = os.environ.get(CACHE_DIR_ENV) or (str(cache_dir) if cache_dir else None)
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+        self.cache = CubinCache(disk_dir=folder)
+        self._make = lambda: Compiler(cache=self.cache)
+        self._idle: queue_module.SimpleQueue = queue_module.SimpleQueue()
+        for _ in range(max(1, slots)):
+            self._idle.put(None)  # compilers start lazily, on first use
+        self.for_gpu = None  # the GPU stage's compiler (same cache), made on first use
+
+    def compile_first(self, exercise_id: str, source: str, launch, on_phase=None):
+        """None when the kernel compiled (its cubin is in the cache); else the engine's final Result."""
+        from kernels.engine import grade
+
+        compiler = self._idle.get()
+        if compiler is None:
+            compiler = self._make()
+        try:
+            return grade(exercise_id, source, launch, on_phase, compiler=_StopAfterCompile(compiler))
+        except _Compiled:
+            return None
+        finally:
+            self._idle.put(compiler)
+
+    def gpu_compiler(self):
+        if self.for_gpu is None:
+            self.for_gpu = self._make()
+        return self.for_gpu
+
+    def close(self) -> None:
+        while True:
+            try:
+                compiler = self._idle.get_nowait()
+            except queue_module.Empty:
+                break
+            if compiler is not None:
+                compiler.close()
+        if self.for_gpu is not None:
+            self.for_gpu.close()
+
+
+class CompileStage:
+    """Runs ``compile_submission`` jobs: budget check, then ``Dispatcher.compile_claimed``."""
+
+    def __init__(self, session_factory, dispatchers: list, compile_first, enqueuer, budget_seconds: float):
+        self.session_factory = session_factory
+        self._idle: queue_module.SimpleQueue = queue_module.SimpleQueue()
+        for dispatcher in dispatchers:  # one per slot: each claims under its own lease owner
+            self._idle.put(dispatcher)
+        self.compile_first = compile_first
+        self.enqueuer = enqueuer
+        self.budget_seconds = budget_seconds
+
+    def run(self, job, submission_id: int) -> str:
+        import datetime as dt
+        import logging
+
+        from app.accounts.clock import utcnow
+        from app.cluster.jobs import GRADE_TASK
+        from app.submissions import queue
+        from app.submissions.models import Submission
+
+        with self.session_factory() as db:
+            row = db.get(Submission, submission_id)
+            if row is None:
+                return "skipped"
+            used, oldest = queue.compile_seconds_used(db, row.user_id, utcnow() - dt.timedelta(hours=1))
+            if used >= self.budget_seconds and oldest is not None:
+                # Past the hourly budget: wait until its oldest compile leaves the window.
+                when = (oldest + dt.timedelta(hours=1)).replace(tzinfo=dt.timezone.utc)
+                self.enqueuer(db, row, priority=job.priority, schedule_at=when)
+                db.commit()
+                logging.getLogger(__name__).warning("learner %s used %.0f s of compile in the last hour; "
+                                                    "submission %s waits until %s", row.user_id, used, row.id, when)
+                return "over_budget"
+        dispatcher = self._idle.get()
+        try:
+            return dispatcher.compile_claimed(
+                submission_id, self.compile_first,
+                lambda db, row: self.enqueuer(db, row, task=GRADE_TASK, priority=job.priority))
+        finally:
+            self._idle.put(dispatcher)
