@@ -237,13 +237,18 @@ def roofline_svg(r: dict, lang: str, t) -> str:
     parts.append(f'<text class="roof__label" x="{X(x_lo) + 6:.1f}" y="{Y(bw * x_lo * 3) - 8:.1f}">DRAM {esc(_num(bw))} GB/s</text>')
     x = X(r["intensity"])
     parts.append(f'<line class="roof__ai" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{TOP + ph}"/>')
-    for i, p in enumerate(r["points"]):
+    label_y: dict[str, float] = {}
+    last = -1e9
+    for p in sorted(r["points"], key=lambda p: Y(p["gflops"])):  # top to bottom, 12 units apart
+        last = max(Y(p["gflops"]) + 4, last + 12)
+        label_y[p["kernel"]] = last
+    for p in r["points"]:
         y = Y(p["gflops"])
         label = t(KERNEL_LABELS.get(p["kernel"], p["kernel"]))
         parts.append(f'<circle class="roof__pt roof__pt--{esc(p["kernel"])}" cx="{x:.1f}" cy="{y:.1f}" r="{6 if p["kernel"] == "learner" else 4.5}">'
                      f'<title>{esc(label)}: {esc(_num(p["gflops"]))} GFLOP/s</title></circle>')
         anchor, dx = ("end", -9) if x > LEFT + pw * 0.6 else ("start", 9)
-        parts.append(f'<text class="roof__pl roof__pl--{esc(p["kernel"])}" x="{x + dx:.1f}" y="{y + 4 + (i - 1) * 2:.1f}" text-anchor="{anchor}">{esc(label)} {esc(_num(p["gflops"]))}</text>')
+        parts.append(f'<text class="roof__pl roof__pl--{esc(p["kernel"])}" x="{x + dx:.1f}" y="{label_y[p["kernel"]]:.1f}" text-anchor="{anchor}">{esc(label)} {esc(_num(p["gflops"]))}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
