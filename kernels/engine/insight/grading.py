@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
+import os
 from typing import Any, Optional
 
 from . import finish, start_static
@@ -23,7 +24,14 @@ log = logging.getLogger(__name__)
 JOIN_TIMEOUT_S = 30.0
 
 
+def enabled() -> bool:
+    """``MKC_INSIGHT=off`` leaves the section out (an operator's switch, and the benchmark's baseline)."""
+    return os.environ.get("MKC_INSIGHT", "").strip().lower() not in ("off", "0", "false", "no")
+
+
 def begin(exercise: Any, compiled: Any, plan: Any, source: str) -> Optional["concurrent.futures.Future[dict]"]:
+    if not enabled():
+        return None
     try:
         resources = dict(compiled.resources or {})
         return start_static(exercise_id=exercise.id, cubin=compiled.cubin, ptx=compiled.ptx, arch=compiled.arch,
