@@ -140,8 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_dispatcher(sub)
 
     from app.cluster.worker import add_parser as add_worker
+    from app.cluster.watch import add_parser as add_queue
 
     add_worker(sub)
+    add_queue(sub)
 
     # Parsed by app/bench/web.py (see main below); listed here so --help shows it.
     sub.add_parser("bench", help="wrk benchmark of a lesson page against the bare baseline (bench --help)", add_help=False)
