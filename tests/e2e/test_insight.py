@@ -17,16 +17,16 @@ NAIVE = (PROJECT_ROOT / "kernels/gemm/naive.cu").read_text()
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
     server = LiveServer(tmp_path_factory.mktemp("insight-e2e"))
-    for name in ("ins_en", "ins_ko", "ins_phone"):
+    for name in ("ins_en", "ins_ko", "ins_phone", "ins_profile"):
         add_user(server.app, name)
     yield server
     server.stop()
     stop_compiler()
 
 
-def open_result(browser, live, user, lang, source, viewport, **context_args):
-    sub = insert_graded(live.app, user, with_insight(passed_result(), source,
-                                                     counters={"available": False, "reason": "NCU_MISSING"}),
+def open_result(browser, live, user, lang, source, viewport, counters=None, **context_args):
+    counters = counters if counters is not None else {"available": False, "reason": "NCU_MISSING"}
+    sub = insert_graded(live.app, user, with_insight(passed_result(), source, counters=counters or None),
                         source=source)
     context = browser.new_context(viewport=viewport, locale=lang, **context_args)
     page = context.new_page()
@@ -93,4 +93,24 @@ def test_phone_width(browser, live, artifacts):
     ins.screenshot(path=str(artifacts / "insight-phone-ko.png"))
     page.locator("svg.roof").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "insight-phone-ko-roofline.png"))
+    context.close()
+
+
+def test_profile_this_kernel_follows_the_new_submission(browser, live, artifacts):
+    context, page, ins = open_result(browser, live, "ins_profile", "en", TILED, {"width": 1280, "height": 1000},
+                                     counters={})
+    old = page.locator("[data-result] [data-submission]").get_attribute("data-submission")
+    button = ins.locator("[data-profile]")
+    assert button.is_visible() and "counts as one submission" in ins.inner_text()
+    ins.locator("[data-ins-part=counters]").screenshot(path=str(artifacts / "insight-profile-button-en.png"))
+    button.click()
+    page.wait_for_function(
+        "old => { const n = document.querySelector('[data-result] [data-submission]');"
+        " return n && n.getAttribute('data-submission') !== old; }", arg=old, timeout=20000)
+    new = page.locator("[data-result] [data-submission]").get_attribute("data-submission")
+    assert int(new) > int(old)
+    stored = page.evaluate("() => localStorage.getItem('mkc-last:gemm:ins_profile')")
+    assert stored == new
+    # no GPU here: the profiled copy compiles and waits for a GPU
+    page.wait_for_selector("[data-result] [data-result-state=awaiting_gpu]", timeout=60000)
     context.close()
