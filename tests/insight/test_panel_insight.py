@@ -159,3 +159,14 @@ def test_profile_this_makes_a_counted_submission(app_client):
     again = client.post(f"/api/panel/submissions/{sub}/profile?lang=ko", headers=bearer(token))
     assert again.status_code == 429 and again.json()["error"] == "hourly_limit"
     assert "시간" in again.json()["message"] or again.json()["message"]
+
+
+def test_graders_see_the_section_with_its_script(app_client):
+    client = app_client(dispatcher_enabled=False)
+    learner = add_user(client.app, "hal")
+    grader = add_user(client.app, "ivy", role="grader")
+    sub = insert_graded(client.app, "hal", with_insight(passed_result(), NAIVE), source=NAIVE)
+    html = client.get(f"/en/graders/submissions/{sub}", headers=bearer(grader)).text
+    assert "data-insight" in html and "/static/js/insight.js" in html and "insight.css" in html
+    assert "data-profile=" not in html  # only the owner may profile their kernel
+    assert learner
