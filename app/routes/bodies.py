@@ -132,8 +132,10 @@ class EarlyRefusalMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b"").lower():
-            # No address or query of ours carries a NUL, and PostgreSQL text cannot hold one.
+        # No address or query of ours carries a NUL, and PostgreSQL text cannot hold one.
+        if "\x00" in scope["path"]:
+            return await self._refuse(scope, receive, send, 404, None)
+        if b"%00" in scope.get("query_string", b"").lower():
             return await self._refuse(scope, receive, send, 400, None)
         if scope["method"] not in _UNSAFE:
             return await self.app(scope, receive, send)

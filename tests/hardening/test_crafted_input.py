@@ -114,4 +114,4 @@ def test_nul_characters_are_refused_everywhere(user_client):
     assert response.status_code == 422 and response.json()["message"]
     assert user_client.post("/en/profile/timezone", data={"csrf_token": csrf, "tz": "\x00"}).status_code == 400
     assert user_client.get("/ko/graders?q=%00").status_code == 400
-    assert user_client.get("/api/comments/1%00").status_code == 400
+    assert user_client.get("/api/comments/1%00").status_code == 404
