@@ -30,6 +30,26 @@
     });
   }
 
+  // --- Phone menu: a disclosure button (aria-expanded), closed by Escape or a click elsewhere ---
+  function initMenu() {
+    var nav = document.querySelector("[data-site-nav]");
+    var button = nav && nav.querySelector("[data-nav-toggle]");
+    if (!button) return;
+    function set(open, focusButton) {
+      nav.classList.toggle("is-open", open);
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+      if (open) { var first = nav.querySelector(".site-menu a, .site-menu button"); if (first) first.focus(); }
+      else if (focusButton) button.focus();
+    }
+    button.addEventListener("click", function () { set(button.getAttribute("aria-expanded") !== "true", false); });
+    nav.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && nav.classList.contains("is-open")) { e.preventDefault(); set(false, true); }
+    });
+    document.addEventListener("click", function (e) {
+      if (nav.classList.contains("is-open") && !nav.contains(e.target)) set(false, false);
+    });
+  }
+
   // --- Copy buttons on code blocks --------------------------------------------
   function copyText(text) {
     if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
@@ -120,7 +140,7 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     var progress = readProgress();
-    initTheme(); initCopy();
+    initTheme(); initMenu(); initCopy();
     // A signed-in reader's progress comes from the server (progress.js), not from this browser.
     if (document.body.hasAttribute("data-signed-in")) return;
     initIndexMarks(progress); initContinue(progress); initMarkComplete(progress); renderStrip(progress);
