@@ -1,6 +1,6 @@
 """Full stack on a GPU machine (issue 7): HTTP -> queue -> dispatcher -> engine -> GPU.
 
-    python -m app.bench.submissions_gpu [--out DIR] [--budget 420]
+    python -m app.bench.submissions_gpu [--out DIR] [--budget 420] [--bench-jobs 40] [--burst-learners 100]
 
 1. Benchmark: 20 jobs from 5 users submitted at once to a real uvicorn server; prints the
    turnaround (stored -> done) median and p95, the service time (engine start -> done), and the
@@ -88,6 +88,14 @@ def bench(client: Client, users: list[str], n: int, deadline: float) -> dict:
         user = users[i % len(users)]
         jobs[client.submit(user, "gemm", src + f"\n// bench {secrets.token_hex(6)}\n", launch)] = user
     views = client.wait_all(jobs, deadline)
+    out = figures(views.values(), n)
+    out["users"] = len(set(users[i % len(users)] for i in range(n)))
+    return out
+
+
+def figures(views, n: int) -> dict:
+    """Turnaround (stored -> done), service (engine start -> done) and throughput of finished jobs."""
+    views = list(views)
 
     def ms(v, a, b):
         from datetime import datetime
@@ -99,7 +107,15 @@ def bench(client: Client, users: list[str], n: int, deadline: float) -> dict:
     service = [ms(v, "started_at", "finished_at") for v in done]
     dequeue = [v["dequeue_to_engine_ms"] for v in done]
     out = {"jobs": n, "finished": len(done), "verdicts": sorted({v["verdict"] for v in done}),
-           "gpu": (done[0]["result"].get("gpu") or {}).get("name") if done else None}
+           "gpu": (done[0]["result"].get("gpu") or {}).get("name") if done else None,
+           "gpu_clock_mhz": (done[0]["result"].get("gpu") or {}).get("clock_mhz") if done else None}
+    if len(done) > 1:  # GPU-busy throughput: first engine start to last finish
+        from datetime import datetime
+
+        first = min(datetime.fromisoformat(v["started_at"].rstrip("Z")) for v in done)
+        last = max(datetime.fromisoformat(v["finished_at"].rstrip("Z")) for v in done)
+        out["seconds_per_job"] = round((last - first).total_seconds() / len(done), 3)
+        out["cold_starts"] = sum((v["result"].get("versions") or {}).get("gpu_cold_start") == "True" for v in done)
     for name, xs in (("turnaround_ms", turnaround), ("service_ms", service), ("dequeue_to_engine_ms", dequeue)):
         if xs:
             out[name] = {"median": round(statistics.median(xs), 1), "p95": round(_pct(xs, .95), 1),
@@ -141,6 +157,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=".")
     ap.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
     ap.add_argument("--bench-jobs", type=int, default=20)
+    ap.add_argument("--burst-learners", type=int, default=0,
+                    help="then a class burst: one job from each of this many learners, all at once")
+    ap.add_argument("--no-replay", action="store_true", help="skip the replay of every solution")
     args = ap.parse_args(argv)
     deadline = T0 + args.budget
     report: dict = {}
@@ -158,7 +177,13 @@ def main(argv=None) -> int:
             say("warm-up job graded")
             report["bench"] = bench(client, users, args.bench_jobs, deadline)
             say("bench: " + json.dumps(report["bench"]))
-            report["replay"] = replay(client, users, deadline)
+            if args.burst_learners:
+                learners = [f"learner{i}" for i in range(args.burst_learners)]
+                client.tokens.update(add_users(server.db_url, learners, token_only=True))
+                report["burst"] = bench(client, learners, args.burst_learners, deadline)
+                say("burst: " + json.dumps(report["burst"]))
+            if not args.no_replay:
+                report["replay"] = replay(client, users, deadline)
         finally:
             server.stop()
             report["server_log_tail"] = server.log.read_text(errors="replace")[-4000:]
@@ -168,12 +193,20 @@ def main(argv=None) -> int:
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "submissions_gpu.json").write_text(json.dumps(report, indent=1))
     b = report.get("bench", {})
-    print(f"\nGPU: {b.get('gpu')}")
+    print(f"\nGPU: {b.get('gpu')} (max SM clock {b.get('gpu_clock_mhz')} MHz)")
     print(f"bench: {b.get('finished')}/{b.get('jobs')} jobs from 5 users; turnaround median "
           f"{b.get('turnaround_ms', {}).get('median')} ms, p95 {b.get('turnaround_ms', {}).get('p95')} ms; "
           f"service median {b.get('service_ms', {}).get('median')} ms; dequeue->engine start median "
           f"{b.get('dequeue_to_engine_ms', {}).get('median')} ms, p95 {b.get('dequeue_to_engine_ms', {}).get('p95')} ms, "
-          f"max {b.get('dequeue_to_engine_ms', {}).get('max')} ms (target < 50 ms)")
+          f"max {b.get('dequeue_to_engine_ms', {}).get('max')} ms (target < 50 ms); {b.get('seconds_per_job')} s per job, "
+          f"{b.get('cold_starts')} cold GPU-worker starts")
+    c = report.get("burst")
+    if c:
+        print(f"burst: {c.get('finished')}/{c.get('jobs')} jobs from {c.get('users')} learners; turnaround median "
+              f"{c.get('turnaround_ms', {}).get('median')} ms, p95 {c.get('turnaround_ms', {}).get('p95')} ms; "
+              f"service median {c.get('service_ms', {}).get('median')} ms; {c.get('seconds_per_job')} s per job")
+    if args.no_replay:
+        return 0 if b.get("finished") == b.get("jobs") else 1
     print(f"replay: {matched}/{len(rows)} verdicts equal to a direct engine call "
           f"({len(replay_files())} files expected)")
     return 0 if rows and matched == len(rows) == len(replay_files()) else 1

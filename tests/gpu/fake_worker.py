@@ -2,7 +2,8 @@
 purpose, so the parent's deadline, crash and output handling can be tested without a GPU.
 
     python fake_worker.py <fd> <mode>
-modes: hang_in_launch | crash_mid_job | die_before_ack | flood_stdout | ok
+modes: hang_in_launch | crash_mid_job | die_before_ack | flood_stdout | slow | ok; deferred_<mode>:
+say "loaded" first and wait for "warm" (a preloaded spare)
 """
 
 import json
@@ -19,6 +20,11 @@ def main():
         proto.write(json.dumps(obj) + "\n")
         proto.flush()
 
+    if mode.startswith("deferred_"):  # the two-stage start of a preloaded worker
+        mode = mode.removeprefix("deferred_")
+        send({"ev": "loaded"})
+        if sys.stdin.readline().strip() != "warm":
+            return
     send({"ev": "ready", "gpu": {"name": "Fake GPU"}, "versions": {}})
     line = sys.stdin.readline()
     if not line:
@@ -35,6 +41,8 @@ def main():
         time.sleep(60)
     if mode == "crash_mid_job":
         os._exit(1)
+    if mode == "slow":
+        time.sleep(1.0)
     if mode == "flood_stdout":
         chunk = ("x" * 1023 + "\n") * 64
         for _ in range(16):          # 1 MiB

@@ -2,9 +2,10 @@
 
 One job = one fresh worker process (spawned with exec, never forked after CUDA init), sandboxed
 by bubblewrap (sandbox.py), which exits after the job. To keep its start-up (import CuPy, create
-the context, cuBLAS handle: about a second) off the learner's clock, a spare worker is started
-and warmed right after each job, while holding the GPU lock, so it never warms while another job
-is being timed. Only one job uses the GPU at a time: an flock on a lock file, shared by every
+the context, cuBLAS handle: about a second) off the learner's clock, the next job's worker is
+started as soon as the current job is handed over: it imports on CPU while the GPU works, and
+creates its CUDA context only after the job, while holding the GPU lock, so it never warms while
+another job is being timed. Only one job uses the GPU at a time: an flock on a lock file, shared by every
 process on this machine (several web workers, the benchmark commands).
 
 Deadlines: the worker announces each learner launch ("watch" with a limit); the parent kills
@@ -56,7 +57,10 @@ class Limits:
 
 
 def lock_path() -> str:
-    return os.environ.get(LOCK_PATH_ENV) or f"/tmp/kernels-gpu-{os.getuid()}.lock"
+    """One lock per GPU: workers bound to different devices (CUDA_VISIBLE_DEVICES) never wait on each other."""
+    device = sandbox.visible_devices()
+    suffix = f"-dev{device.replace(',', '_')}" if device else ""
+    return os.environ.get(LOCK_PATH_ENV) or f"/tmp/kernels-gpu-{os.getuid()}{suffix}.lock"
 
 
 class GpuLock:
@@ -85,10 +89,13 @@ class GpuLock:
 # ---- one worker process -------------------------------------------------------------------
 
 class Worker:
-    def __init__(self, limits: Limits):
+    """``deferred``: the process starts and imports (CPU only) at once, but touches the GPU only
+    when ``wait_ready`` sends it "warm": so the next worker can load while a job is being timed."""
+
+    def __init__(self, limits: Limits, deferred: bool = False):
         sandboxed = not sandbox.unsafe_unsandboxed_allowed()
         r, w = os.pipe()
-        cmd = sandbox.worker_command(limits.worker_opts(), w, sandboxed=sandboxed)
+        cmd = sandbox.worker_command({**limits.worker_opts(), "deferred": deferred}, w, sandboxed=sandboxed)
         env = None if sandboxed else sandbox.worker_env(sandboxed=False)
         self.sandboxed = sandboxed
         self.proc = start_in_own_session(cmd, stderr=subprocess.PIPE, pass_fds=(w,), env=env)
@@ -96,6 +103,7 @@ class Worker:
         self.proto_fd = r
         self._buf = b""
         self.ready: Optional[dict] = None
+        self.warm_sent = not deferred
         self.output = bytearray()
         self.output_total = 0
         self.stderr = bytearray()
@@ -132,15 +140,24 @@ class Worker:
         return json.loads(line)
 
     def wait_ready(self, timeout: float) -> dict:
+        """Until the worker holds its CUDA context (a deferred one is told to create it now)."""
         if self.ready is not None:
             return self.ready
-        ev = self.next_event(timeout)
-        if ev is None:
-            raise TimeoutError("worker start-up")
-        if ev.get("ev") != "ready":
-            raise RuntimeError(f"worker did not start: {ev}")
-        self.ready = ev
-        return ev
+        deadline = time.monotonic() + timeout
+        if not self.warm_sent:
+            self.proc.stdin.write(b"warm\n")
+            self.proc.stdin.flush()
+            self.warm_sent = True
+        while True:
+            ev = self.next_event(deadline - time.monotonic())
+            if ev is None:
+                raise TimeoutError("worker start-up")
+            if ev.get("ev") == "loaded":  # a deferred worker's imports are done; "warm" is on its way
+                continue
+            if ev.get("ev") != "ready":
+                raise RuntimeError(f"worker did not start: {ev}")
+            self.ready = ev
+            return ev
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -186,12 +203,12 @@ _spawner: Optional[ThreadPoolExecutor] = None
 _spawner_lock = threading.Lock()
 
 
-def new_worker(limits: Limits) -> Worker:
+def new_worker(limits: Limits, deferred: bool = False) -> Worker:
     global _spawner
     with _spawner_lock:
         if _spawner is None:
             _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpu-worker-spawner")
-        fut = _spawner.submit(Worker, limits)
+        fut = _spawner.submit(Worker, limits, deferred)
     return fut.result()
 
 
@@ -206,11 +223,17 @@ class GpuRunner:
         self._spare_mutex = threading.Lock()
         self._warming: Optional[threading.Thread] = None
 
-    # The spare is started with the GPU lock held, so it never warms up while a job is timed.
+    # The spare's process starts (imports, on CPU) while the current job runs (``_preload``); its
+    # CUDA context is created with the GPU lock held, so it never warms up while a job is timed.
     def _warm_spare(self) -> None:
         try:
             with self.lock:
-                w = new_worker(self.limits)
+                with self._spare_mutex:
+                    w, self._spare = self._spare, None
+                if w is None or not w.alive():
+                    if w is not None:
+                        w.kill()
+                    w = new_worker(self.limits)
                 try:
                     w.wait_ready(self.limits.start_s)
                 except Exception:
@@ -224,11 +247,28 @@ class GpuRunner:
         except Exception:
             log.exception("warming a spare GPU worker failed")
 
+    def _preload(self) -> None:
+        """Start the next job's worker now, without touching the GPU (it imports while we time)."""
+        if not self.keep_spare:
+            return
+        with self._spare_mutex:
+            if self._spare is not None:
+                return
+        try:
+            w = new_worker(self.limits, deferred=True)
+        except Exception:
+            log.exception("preloading the next GPU worker failed")
+            return
+        with self._spare_mutex:
+            old, self._spare = self._spare, w
+        if old is not None:
+            old.kill()
+
     def warm_in_background(self) -> None:
         if not self.keep_spare:
             return
         with self._spare_mutex:
-            if self._spare is not None and self._spare.alive():
+            if self._spare is not None and self._spare.alive() and self._spare.ready is not None:
                 return
             if self._warming is not None and self._warming.is_alive():
                 return
@@ -236,9 +276,17 @@ class GpuRunner:
             self._warming.start()
 
     def _take_spare(self) -> Optional[Worker]:
+        """The spare, warmed (call with the GPU lock held); None when there is none that works."""
         with self._spare_mutex:
             w, self._spare = self._spare, None
-        if w is not None and (not w.alive() or w.ready is None):
+        if w is None:
+            return None
+        if w.alive() and w.ready is None:
+            try:
+                w.wait_ready(self.limits.start_s)
+            except (TimeoutError, EOFError, RuntimeError, ValueError):
+                log.warning("preloaded GPU worker failed to start: %s", bytes(w.stderr[-2000:]))
+        if not w.alive() or w.ready is None:
             w.kill()
             return None
         return w
@@ -268,6 +316,8 @@ class GpuRunner:
             for attempt in range(2):
                 try:
                     w.send_job(job)
+                    if attempt == 0:
+                        self._preload()
                     final = self._watch(w, on_event)
                 except (BrokenPipeError, OSError) as exc:
                     final = {"ev": "crashed", "returncode": None, "phase": "start", "started": False,

@@ -5,8 +5,9 @@ the driver's library folders are visible read-only and LD_LIBRARY_PATH is passed
 machines libcuda lives in /usr/lib and /usr/local/nvidia/lib64). The repository's kernels/
 folder is bound read-only (the worker module and the exercises' reference.py). Everything else:
 an empty environment, a private /tmp, no network (--unshare-all), its own session, and it dies
-with its parent. /proc is mounted (CUDA reads it) but the environment is empty, so
-/proc/self/environ holds nothing.
+with its parent. /proc is mounted (CUDA reads it) but the environment is empty (except
+``CUDA_VISIBLE_DEVICES`` when this process has one: a worker bound to one GPU), so
+/proc/self/environ holds nothing secret.
 
 ``KERNELS_UNSAFE_UNSANDBOXED_GPU=1`` runs the worker without bubblewrap (local development
 only; loud on purpose, CI asserts it is off).
@@ -98,7 +99,16 @@ def worker_env(*, sandboxed: bool) -> dict:
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": sandbox_pythonpath(),
            "PYTHONDONTWRITEBYTECODE": "1", "CUPY_CACHE_DIR": "/tmp/kernels-cupy-cache",
            "LD_LIBRARY_PATH": library_path()}
+    device = visible_devices()
+    if device:  # a grading worker bound to one GPU (python -m app worker --gpu N): its jobs run there
+        env["CUDA_VISIBLE_DEVICES"] = device
     return env
+
+
+def visible_devices() -> str:
+    """This process's CUDA_VISIBLE_DEVICES (digits, commas, GPU-/MIG- UUIDs only), or ''."""
+    value = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
+    return value if value and all(c.isalnum() or c in ",-_" for c in value) else ""
 
 
 def sandbox_pythonpath() -> str:

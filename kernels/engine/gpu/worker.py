@@ -6,8 +6,12 @@ from stdin -> check correctness -> time -> send the result -> exit. A fresh proc
 means a poisoned context (illegal address), leaked memory or state left in __device__
 variables never reaches the next learner.
 
+With ``"deferred": true`` in its options it imports first, says {"ev": "loaded"} and waits for a
+"warm" line on stdin before it touches the GPU (the parent starts it while another job is timed).
+
 Protocol: JSON lines on the file descriptor given as argv[1] (stdout is left to the learner's
 device printf, which the parent captures and caps). Events:
+  {"ev": "loaded"}                                   deferred start only: imported, no GPU yet
   {"ev": "ready", "gpu": {...}, "versions": {...}}
   {"ev": "phase", "name": "checking"|"timing"}
   {"ev": "watch", "limit": seconds, "what": ...}   the parent kills us if this takes too long
@@ -522,6 +526,14 @@ def main(argv: list[str]) -> int:
     PROTO = os.fdopen(int(argv[1]), "w", buffering=1, encoding="utf-8")
     opts = json.loads(argv[2]) if len(argv) > 2 else {}
     set_process_limits(opts)
+    if opts.get("deferred"):
+        # Load now (CPU only: importing CuPy touches no GPU), create the CUDA context when told.
+        import cupy  # noqa: F401
+        from kernels.engine.gpu import timing  # noqa: F401
+
+        send({"ev": "loaded"})
+        if sys.stdin.readline().strip() != "warm":
+            return 0  # the parent went away or shut the spare down
     try:
         gpu, vers = start_device(opts.get("printf_bytes", 64 << 10), opts.get("heap_bytes", 1 << 20))
         from kernels.engine.gpu.timing import L2Flusher
