@@ -102,7 +102,7 @@ def figures(views, n: int) -> dict:
 
         return (datetime.fromisoformat(v[b].rstrip("Z")) - datetime.fromisoformat(v[a].rstrip("Z"))).total_seconds() * 1000
 
-    done = [v for v in views.values() if v["state"] == "done" and v["started_at"] and v["finished_at"]]
+    done = [v for v in views if v["state"] == "done" and v["started_at"] and v["finished_at"]]
     turnaround = [ms(v, "created_at", "finished_at") for v in done]
     service = [ms(v, "started_at", "finished_at") for v in done]
     dequeue = [v["dequeue_to_engine_ms"] for v in done]
@@ -194,7 +194,7 @@ def main(argv=None) -> int:
     (Path(args.out) / "submissions_gpu.json").write_text(json.dumps(report, indent=1))
     b = report.get("bench", {})
     print(f"\nGPU: {b.get('gpu')} (max SM clock {b.get('gpu_clock_mhz')} MHz)")
-    print(f"bench: {b.get('finished')}/{b.get('jobs')} jobs from 5 users; turnaround median "
+    print(f"bench: {b.get('finished')}/{b.get('jobs')} jobs from {b.get('users')} users; turnaround median "
           f"{b.get('turnaround_ms', {}).get('median')} ms, p95 {b.get('turnaround_ms', {}).get('p95')} ms; "
           f"service median {b.get('service_ms', {}).get('median')} ms; dequeue->engine start median "
           f"{b.get('dequeue_to_engine_ms', {}).get('median')} ms, p95 {b.get('dequeue_to_engine_ms', {}).get('p95')} ms, "
