@@ -23,6 +23,7 @@ from app.comments.web import comments_error
 from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
 from app.core.headers import SecurityHeadersMiddleware
+from app.core import openapi
 from app.core.proxies import add_proxy_headers
 from app.core.migrate import require_head, upgrade_to_head
 from app.ladder.routes import router as ladder_router
@@ -100,6 +101,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     add_proxy_headers(app, settings.trusted_proxies)  # outermost: every layer sees the client's address
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
     app.add_exception_handler(RequestValidationError, errors.validation_error)
+    openapi.install(app)  # /openapi.json: the /api/ operations and their documented refusals
     app.add_exception_handler(Exception, errors.server_error)
     app.add_exception_handler(AccountsError, accounts_error)
     app.add_exception_handler(CommentsError, comments_error)
