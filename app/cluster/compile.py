@@ -50,7 +50,7 @@ class CompilerPool:
         if folder:
             Path(folder).mkdir(parents=True, exist_ok=True)
         self.cache = CubinCache(disk_dir=folder)
-        self._make = lambda: Compiler(cache=self.cache)
+        self._make = lambda: Compiler(cache=self.cache, lineinfo=True)  # insight: SASS by source line
         self._idle: queue_module.SimpleQueue = queue_module.SimpleQueue()
         for _ in range(max(1, slots)):
             self._idle.put(None)  # compilers start lazily, on first use

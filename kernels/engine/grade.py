@@ -21,6 +21,7 @@ from typing import Any, Callable, Optional, Union
 from . import codes
 from .compiler import CompileError, Compiler, get_compiler, nvrtc_version, unsafe_unsandboxed_allowed
 from .exercise import Exercise, ExerciseSpecError, UnknownExercise, load_exercise
+from .insight import grading as insight_grading
 from .launch import LaunchPlan, LaunchRejected, check_shared_total, validate_launch
 from .policy import SourceRejected, check_source
 from .result import LaunchInfo, Message, Phase, PhaseTiming, Resources, Result, Verdict
@@ -128,6 +129,8 @@ def grade(exercise_id: str, source: Union[str, bytes], launch: Any = None,
     if gpu is None or not _gpu_available(gpu):
         return fail(Verdict.UNAVAILABLE, codes.UNAVAILABLE_NO_GPU, {}, **common)
 
+    # "Inside your kernel": disassembly etc. runs beside the GPU phases (insight/grading.py)
+    insight_job = insight_grading.begin(exercise, compiled, plan, text)
     try:
         result = gpu.run_job(exercise, compiled, plan, clock)
     except Exception:
@@ -142,6 +145,7 @@ def grade(exercise_id: str, source: Union[str, bytes], launch: Any = None,
         result.launch = launch_info
     have = {f.code for f in result.flags}
     result.flags.extend(f for f in flags if f.code not in have)
+    result.insight = insight_grading.complete(insight_job, exercise, result, compiled, plan, gpu_used=True)
     return finish(result)
 
 

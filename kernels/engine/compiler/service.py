@@ -239,7 +239,9 @@ def nvrtc_version() -> str:
         return _version
 
 
-_default: ProcessWide[Compiler] = ProcessWide(Compiler)
+# Graded kernels carry line info: the insight's SASS/PTX by source line needs it, and -lineinfo
+# changes no generated instruction (it adds a line table).
+_default: ProcessWide[Compiler] = ProcessWide(lambda: Compiler(lineinfo=True))
 
 
 def get_compiler() -> Compiler:
