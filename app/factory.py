@@ -33,7 +33,7 @@ from app.lessons.measured import ResultsStore
 from app.notifications.routes import router as notifications_router
 from app.progress.routes import router as progress_api_router
 from app.reports.routes import router as reports_router
-from app.routes import errors, language, pages
+from app.routes import apidocs, errors, language, pages
 from app.routes.bodies import EarlyRefusalMiddleware
 from app.routes.page_cache import PageCache
 from app.stats import ViewCounter
@@ -81,7 +81,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Bodies are capped per router and route while they are read (app/routes/bodies.py), not here: an
     # application-wide limit would answer refusals in English, around our error handlers.
-    app = FastAPI(title=settings.site_name, lifespan=lifespan, docs_url="/docs", redoc_url=None,
+    # /docs and /redoc are ours (app/routes/apidocs.py): served from static/, no CDN, no inline script.
+    app = FastAPI(title=settings.site_name, lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/openapi.json")
     app.state.settings = settings
     app.state.engine = make_engine(settings.resolved_database_url)
@@ -112,6 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"ok": True})
 
     # Lesson and index pages first: routes are matched in order, and these carry the traffic.
+    app.include_router(apidocs.router)  # /docs, /redoc
     app.include_router(pages.router)
     app.include_router(language.router)
     app.include_router(progress_api_router)  # before the /{lang}/... pages, which would match /api/...

@@ -41,7 +41,13 @@ def _raw_post(port: int, path: str, headers: dict[str, str], body_chunks, read_t
         pass  # the server answered and closed while we were still sending: what we want
     answer = b""
     try:
-        while b"\r\n\r\n" not in answer:
+        while True:  # the head, then as much body as it declares
+            head, sep, body = answer.partition(b"\r\n\r\n")
+            if sep:
+                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                if len(body) >= length:
+                    break
             data = sock.recv(65536)
             if not data:
                 break

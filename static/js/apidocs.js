@@ -1,0 +1,13 @@
+// Starts Swagger UI (/docs) or ReDoc (/redoc) on the page's element; both read /openapi.json.
+// A file, not an inline script: the Content-Security-Policy allows scripts from our origin only.
+(function () {
+  "use strict";
+  var swagger = document.getElementById("swagger-ui");
+  if (swagger && window.SwaggerUIBundle) {
+    window.SwaggerUIBundle({ url: swagger.dataset.openapi, dom_id: "#swagger-ui", deepLinking: true,
+      presets: [window.SwaggerUIBundle.presets.apis], layout: "BaseLayout" });
+  }
+  var redoc = document.getElementById("redoc");
+  // disableSearch: its search runs in a blob: worker, which the Content-Security-Policy does not allow.
+  if (redoc && window.Redoc) window.Redoc.init(redoc.dataset.openapi, { disableSearch: true }, redoc);
+})();
