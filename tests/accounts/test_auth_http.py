@@ -200,6 +200,25 @@ def test_sliding_window_forgets_old_attempts(new_client, app):
         db.commit()
 
 
+def test_pruning_forgets_only_free_slots(new_client, app):
+    from sqlalchemy import func, select
+
+    from app.accounts import ratelimit
+    from app.accounts.models import RateSlot
+
+    new_client()
+    rate = ratelimit.Rate(2, 10)
+    with app.state.session_factory() as db:
+        assert ratelimit.take(db, [("test", "a", rate)], now=0.0).allowed  # slot taken until 10
+        assert ratelimit.take(db, [("test", "b", ratelimit.Rate(3, 100))], now=0.0).allowed  # until 100
+        db.commit()
+        ratelimit.prune(db, now=50.0)
+        db.commit()
+        assert db.scalar(select(func.count()).select_from(RateSlot)) == 1  # only b's taken slot is left
+        assert not ratelimit.take(db, [("test", "b", ratelimit.Rate(1, 100))], now=50.0).allowed  # still counted
+        assert ratelimit.take(db, [("test", "a", rate)], now=50.0).allowed  # a's slot comes back, free
+
+
 def test_next_parameter_cannot_redirect_off_site(new_client):
     client = new_client()
     token = form_token(client, "/en/signup")
