@@ -61,7 +61,9 @@
         doc: doc, label: this.t("editor-label"),
         onSubmit: function () { self.submit(); },
         onChange: function () { self.saveDraftSoon(); },
+        onTabModeChange: function (indents) { self.showTabMode(indents); },
       });
+      this.bindTabToggle();
     } else {
       // The bundle failed to load: a plain textarea still lets the learner work.
       var area = document.createElement("textarea");
@@ -81,6 +83,19 @@
     var last = this.canSubmit ? load(this.lastKey) : null;
     if (last) this.follow(last, true);
     this.root.setAttribute("data-ready", "");
+  };
+
+  // The "Tab indents" toggle (aria-pressed) mirrors the editor's mode: off until the learner types.
+  Panel.prototype.bindTabToggle = function () {
+    var self = this;
+    this.tabToggle = this.root.querySelector("[data-tab-toggle]");
+    if (!this.tabToggle) return;
+    this.tabToggle.hidden = false;
+    this.tabToggle.addEventListener("click", function () { self.editor.setTabIndents(!self.editor.tabIndents()); });
+    this.showTabMode(this.editor.tabIndents());
+  };
+  Panel.prototype.showTabMode = function (indents) {
+    if (this.tabToggle) this.tabToggle.setAttribute("aria-pressed", indents ? "true" : "false");
   };
 
   Panel.prototype.bindButtons = function () {

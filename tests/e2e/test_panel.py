@@ -183,3 +183,37 @@ def test_without_server_sent_events_the_panel_polls(browser, live):
     page.keyboard.press("Control+Enter")
     page.wait_for_selector("[data-result] [data-result-state=awaiting_gpu]", timeout=60000)
     context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_tab_moves_focus_until_the_learner_types_then_indents(browser, live, lang):
+    """Issue 17 item 5: a keyboard user tabbing through the page is not caught by the editor; once they
+    type, Tab indents; the visible toggle (aria-pressed) and Ctrl+M switch; the panel says how."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale=lang)
+    page = context.new_page()
+    open_panel(page, live, lang)
+    toggle = page.locator("[data-tab-toggle]")
+    assert toggle.is_visible() and toggle.get_attribute("aria-pressed") == "false"
+    hint = page.locator("[data-tab-hint]").inner_text()
+    assert ("Esc" in hint) and ("Ctrl+M" in hint)
+    before = editor_text(page)
+    page.locator(".cm-content").focus()
+    page.keyboard.press("Tab")  # moves on: the editor keeps its text and loses focus
+    assert editor_text(page) == before
+    assert not page.evaluate("() => document.activeElement.classList.contains('cm-content')")
+    # start typing: Tab now indents
+    page.locator(".cm-content").focus()
+    page.keyboard.press("Control+Home")
+    page.keyboard.type("// x")
+    assert toggle.get_attribute("aria-pressed") == "true"
+    page.keyboard.press("Home")
+    page.keyboard.press("Tab")
+    text = editor_text(page)
+    assert text[:1] in (" ", "\t") and text.lstrip(" \t").startswith("// x")  # indented
+    assert page.evaluate("() => document.activeElement.classList.contains('cm-content')")
+    # the shortcut and the button switch back
+    page.keyboard.press("Control+m")
+    assert toggle.get_attribute("aria-pressed") == "false"
+    toggle.click()
+    assert toggle.get_attribute("aria-pressed") == "true"
+    context.close()

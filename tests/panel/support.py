@@ -100,12 +100,13 @@ class LiveServer:
     """A real uvicorn (app.main:app) on a free port with its own SQLite file, which tests can also
     open directly to add users and graded rows. The dispatcher runs (no GPU: compile only)."""
 
-    def __init__(self, data_dir):
+    def __init__(self, data_dir, **settings: str):
+        """``settings``: more MKC_ settings for the server (e.g. ``lessons_dir``)."""
         from app.bench.submissions_server import Server
         from app.core.db import make_engine, make_session_factory
 
-        self.server = Server(data_dir, dispatcher_gpu="off", signin_user_limit="1000/60",
-                             signin_ip_limit="1000/60").start()
+        self.server = Server(data_dir, **{"dispatcher_gpu": "off", "signin_user_limit": "1000/60",
+                                           "signin_ip_limit": "1000/60", **settings}).start()
         self.url, self.db_url = self.server.url, self.server.db_url
         self.engine = make_engine(self.db_url)
         self.state = type("State", (), {"session_factory": make_session_factory(self.engine)})()
@@ -121,4 +122,4 @@ def sign_in(page, base: str, username: str, lang: str = "en") -> None:
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", PASSWORD)
     page.locator("form input[name=password]").press("Enter")
-    page.wait_for_selector("[data-account-name]")
+    page.wait_for_selector("body[data-signed-in]", state="attached")  # the name itself may sit in the phone menu

@@ -21,17 +21,31 @@ const style = HighlightStyle.define([
   { tag: [t.function(t.variableName), t.function(t.propertyName)], class: "cm-tok-fn" },
 ]);
 
+// Tab and keyboard users (CodeMirror's accessibility guidance): the editor starts in tab-focus mode,
+// so Tab moves focus past it like any field; once the learner starts typing, Tab indents. A visible
+// toggle on the panel (and Ctrl-M / Shift-Alt-M) switches between the two; Escape then Tab always
+// leaves the editor.
 function create(parent, options) {
   const opts = options || {};
   const tabs = new Compartment();
+  let tabIndents = false;
+  let view = null;
+  function setTabIndents(on) {
+    tabIndents = !!on;
+    if (view) view.setTabFocusMode(!tabIndents);
+    if (opts.onTabModeChange) opts.onTabModeChange(tabIndents);
+  }
   const submitKeys = keymap.of([{
+    key: "Ctrl-m", mac: "Shift-Alt-m", preventDefault: true,
+    run: () => { setTabIndents(!tabIndents); return true; },
+  }, {
     key: "Mod-Enter", preventDefault: true,
     run: () => { if (opts.onSubmit) opts.onSubmit(); return true; },
   }, {
     // Escape hands focus back to the page so keyboard users are never trapped by Tab-indent.
     key: "Escape", run: (view) => { view.contentDOM.blur(); if (opts.onEscape) opts.onEscape(); return true; },
   }]);
-  const view = new EditorView({
+  view = new EditorView({
     parent,
     state: EditorState.create({
       doc: opts.doc || "",
@@ -45,12 +59,20 @@ function create(parent, options) {
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ "aria-label": opts.label || "CUDA source", "spellcheck": "false",
                                           "autocapitalize": "off", "autocorrect": "off" }),
-        EditorView.updateListener.of((u) => { if (u.docChanged && opts.onChange) opts.onChange(u.state.doc.toString()); }),
+        EditorView.updateListener.of((u) => {
+          if (!u.docChanged) return;
+          // The learner started editing (typing, deleting, pasting): from now on Tab indents.
+          if (!tabIndents && u.transactions.some((tr) => tr.isUserEvent("input") || tr.isUserEvent("delete"))) setTabIndents(true);
+          if (opts.onChange) opts.onChange(u.state.doc.toString());
+        }),
       ],
     }),
   });
+  view.setTabFocusMode(true);
   return {
     view,
+    tabIndents: () => tabIndents,
+    setTabIndents,
     getValue: () => view.state.doc.toString(),
     setValue: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
     focus: () => view.focus(),
