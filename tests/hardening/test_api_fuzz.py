@@ -28,6 +28,7 @@ from schemathesis.checks import (content_type_conformance, not_a_server_error,  
 
 from app.bench.submissions_server import Server, add_users
 from app.core.config import PROJECT_ROOT
+from tests.hardening.live import page_csrf, signed_in
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))  # under a minute for every operation on 2 cores
 BUDGET_SECONDS = float(os.environ.get("FUZZ_BUDGET_SECONDS", "150"))
@@ -35,7 +36,6 @@ LEFT_OUT = {("GET", "/api/submissions/{sub_id}/events")}
 LEAKS = [re.compile(p) for p in (r"Traceback \(most recent call last\)", r'File "[^"]+", line \d+',
                                  re.escape(str(PROJECT_ROOT)), r"/site-packages/", r"sqlalchemy\.exc\.",
                                  r"psycopg\.errors", r"\bTypeError\b|\bKeyError\b|\bAttributeError\b")]
-CSRF_META = re.compile(r'name="csrf-token" content="([^"]+)"')
 
 
 def no_server_details(ctx, response, case):
@@ -62,13 +62,10 @@ def server(tmp_path_factory):
 def admin_headers(server) -> dict[str, str]:
     """A real session: sign in through the form, then the CSRF token a signed-in page carries."""
     add_users(server.db_url, ["fuzzadmin"], role="admin")
-    with httpx.Client(base_url=server.url) as client:
-        token = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/en/signin").text).group(1)
-        signed = client.post("/en/signin", data={"csrf_token": token, "username": "fuzzadmin",
-                                                 "password": "correct horse battery", "next": "/en/"})
-        assert signed.status_code == 303, signed.text[:300]
-        csrf = CSRF_META.search(client.get("/en/").text).group(1)
-        cookie = "; ".join(f"{name}={value}" for name, value in client.cookies.items())
+    client = signed_in(server.url, "fuzzadmin")
+    csrf = page_csrf(client)
+    cookie = "; ".join(f"{name}={value}" for name, value in client.cookies.items())
+    client.close()
     return {"Cookie": cookie, "X-CSRF-Token": csrf}
 
 

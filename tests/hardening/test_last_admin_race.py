@@ -3,29 +3,17 @@ each other at once both counted two admins and both went ahead, leaving none. Re
 workers), real sign-ins and CSRF forms, on a SQLite file and on PostgreSQL; several rounds."""
 from __future__ import annotations
 
-import re
 import threading
 
-import httpx
 import pytest
 from sqlalchemy import func, select, update
 
 from app.accounts.models import User
 from app.bench.submissions_server import Server, add_users
 from app.core.db import make_engine
+from tests.hardening.live import form_csrf, signed_in
 
-CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
-PASSWORD = "correct horse battery"
 ROUNDS = 6
-
-
-def _signed_in(url: str, name: str) -> httpx.Client:
-    client = httpx.Client(base_url=url, timeout=60)
-    token = CSRF_FIELD.search(client.get("/en/signin").text).group(1)
-    answer = client.post("/en/signin", data={"csrf_token": token, "username": name, "password": PASSWORD,
-                                              "next": "/en/"}, follow_redirects=False)
-    assert answer.status_code == 303, answer.text[:300]
-    return client
 
 
 @pytest.fixture
@@ -40,13 +28,12 @@ def test_two_admins_demoting_each_other_leave_one(server):
     engine = make_engine(server.db_url)
     with engine.connect() as conn:
         ids = dict(conn.execute(select(User.username, User.id)).all())
-    clients = {name: _signed_in(server.url, name) for name in ("ada", "bob")}
+    clients = {name: signed_in(server.url, name) for name in ("ada", "bob")}
     try:
         for _ in range(ROUNDS):
             with engine.begin() as conn:
                 conn.execute(update(User).values(role="admin"))
-            forms = {name: CSRF_FIELD.search(client.get("/en/admin/users").text).group(1)
-                     for name, client in clients.items()}
+            forms = {name: form_csrf(client, "/en/admin/users") for name, client in clients.items()}
             barrier, codes = threading.Barrier(2), {}
 
             def demote(actor: str, target: str) -> None:

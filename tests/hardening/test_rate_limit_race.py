@@ -5,7 +5,6 @@ lockout of 8 were all checked against the password. Now a request takes a slot i
 processes) on a SQLite file and on PostgreSQL, real HTTP, parallel clients."""
 from __future__ import annotations
 
-import re
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -17,8 +16,8 @@ from app.bench.submissions_server import Server, add_users
 from app.comments.models import Comment
 from app.core.db import make_engine
 from tests.accounts.conftest import LESSON
+from tests.hardening.live import form_csrf, post_signin
 
-CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
 @pytest.fixture
@@ -52,17 +51,14 @@ def test_parallel_comments_stop_at_the_limit(server):
 def test_parallel_wrong_signins_stop_at_the_lockout(server):
     add_users(server.db_url, ["lee"])
     with httpx.Client(base_url=server.url, timeout=120) as client:
-        token = CSRF_FIELD.search(client.get("/en/signin").text).group(1)  # the visitor's double-submit cookie
+        token = form_csrf(client, "/en/signin")  # the visitor's double-submit cookie
 
         def attempt() -> int:
-            return client.post("/en/signin", data={"csrf_token": token, "username": "lee", "password": "wrong password!",
-                                                   "next": "/en/"}, follow_redirects=False).status_code
+            return post_signin(client, "lee", "wrong password!", token).status_code
 
         codes = _parallel(40, attempt)
         # the right password waits too: the lockout is on (IP, username)
-        right = client.post("/en/signin", data={"csrf_token": token, "username": "lee",
-                                                "password": "correct horse battery", "next": "/en/"},
-                            follow_redirects=False)
+        right = post_signin(client, "lee", token=token)
     assert codes.count(400) == 8, codes  # exactly the lockout's worth of passwords were checked
     assert codes.count(429) == 32, codes
     assert right.status_code == 429 and int(right.headers["Retry-After"]) > 0

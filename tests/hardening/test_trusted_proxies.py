@@ -5,7 +5,6 @@ the two ways we start them: ``python -m app serve`` and the test/bench Server.""
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -16,16 +15,15 @@ import pytest
 
 from app.bench.submissions_server import Server, free_port
 from app.core.config import PROJECT_ROOT
+from tests.hardening.live import PASSWORD, form_csrf
 
-CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
 def _signup(url: str, name: str, forwarded_for: str) -> int:
     with httpx.Client(base_url=url, timeout=60) as client:
-        token = CSRF_FIELD.search(client.get("/en/signup").text).group(1)
         return client.post("/en/signup", headers={"X-Forwarded-For": forwarded_for},
-                           data={"csrf_token": token, "username": name, "password": "correct horse battery",
-                                 "password2": "correct horse battery", "tz": "UTC", "next": "/en/"},
+                           data={"csrf_token": form_csrf(client, "/en/signup"), "username": name, "password": PASSWORD,
+                                 "password2": PASSWORD, "tz": "UTC", "next": "/en/"},
                            follow_redirects=False).status_code
 
 
