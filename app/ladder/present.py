@@ -19,6 +19,8 @@ def texts(lang: str) -> dict[str, str]:
         "rung": _("Rung"), "size": _("Size"), "rate": _("TFLOP/s"), "ms": _("Time (ms)"),
         "pct": _("vs {baseline}"), "pct_short": _("vs cuBLAS at {size}"),
         "caption": _("Measured on this server's {gpu} · {date}"),
+        "clocks_held": _("SM clocks held during every timing"),
+        "clocks_fell": _("SM clocks fell during some timings: those numbers may be low"),
         "none": _("Not measured on this server yet: the numbers appear here once the ladder benchmark has run on a GPU."),
         "chart_title": _("TFLOP/s per rung at M = N = K = %(size)s"),
         "chart_desc": _("Horizontal bar chart on a logarithmic scale: each rung's measured TFLOP/s at M = N = K = %(size)s; dashed lines mark cuBLAS SGEMM (for the float32 rungs) and cuBLAS HGEMM (for the half-precision rungs)."),
@@ -71,7 +73,11 @@ def overview_chart(rungs: list[RungText], results: LadderResults, lang: str, cha
 
 
 def caption(results: LadderResults, lang: str) -> str:
-    return texts(lang)["caption"].format(gpu=results.gpu_name, date=results.date)
+    t = texts(lang)
+    text = t["caption"].format(gpu=results.gpu_name, date=results.date)
+    if results.clocks_held is not None:  # older files did not record clocks: say nothing rather than guess
+        text += " · " + t["clocks_held" if results.clocks_held else "clocks_fell"]
+    return text
 
 
 def rung_table(rung: RungText, results: LadderResults, lang: str) -> str:

@@ -36,6 +36,7 @@ class LadderResults:
     date: str
     sizes: list[str]                                     # size keys, smallest problem first
     by_kernel: dict[str, dict[str, dict]] = field(default_factory=dict)  # kernel -> size key -> entry
+    clocks_held: bool | None = None  # True: SM clocks held in every timing window; None: not recorded
 
     @property
     def gpu_name(self) -> str:
@@ -86,4 +87,6 @@ def newest_ladder(documents: list[dict]) -> LadderResults | None:
             volumes[key] = _volume(entry.get("size"))
             by_kernel.setdefault(str(entry["kernel"]), {})[key] = entry  # a later file overrides
     sizes = sorted(volumes, key=lambda k: (volumes[k], k))
-    return LadderResults(gpu=dict(gpu), date=best_date, sizes=sizes, by_kernel=by_kernel)
+    held = [d.get("clocks_held") for d in of_date if d.get("clocks_held") is not None]
+    clocks_held = (all(held) if held else None)
+    return LadderResults(gpu=dict(gpu), date=best_date, sizes=sizes, by_kernel=by_kernel, clocks_held=clocks_held)

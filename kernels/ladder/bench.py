@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from . import rungs as rung_mod
+from .clocks import ClockWatch
 
 ODD_SIZES = [(1, 1, 1), (17, 17, 17), (33, 33, 33), (127, 127, 127), (129, 129, 129), (100, 257, 65)]
 DEFAULT_SIZES = [1024, 2048, 4096, 8192]
@@ -77,12 +78,13 @@ def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path =
         entry = {"n": n, "ok": res.ok, "summary": res.summary(), "worst_ratio": res.worst_ratio}
         if res.ok:
             Cb = cp.empty((M, N), dtype=A.dtype)      # cuBLAS writes C in the input type
-            stats = measure({stem: lambda: loaded.launch(A, B, C, M, N, K),
-                             "baseline": lambda: cp.matmul(A, B, out=Cb)},
-                            flush_l2=True, max_seconds=max_seconds)
+            with ClockWatch(cp.cuda.Device().id) as watch:   # SM clock and power during the timing
+                stats = measure({stem: lambda: loaded.launch(A, B, C, M, N, K),
+                                 "baseline": lambda: cp.matmul(A, B, out=Cb)},
+                                flush_l2=True, max_seconds=max_seconds)
             entry.update(median_ms=_median_ms(stats[stem]), spread_ms=_spread_ms(stats[stem]),
                          baseline_ms=_median_ms(stats["baseline"]),
-                         baseline_spread_ms=_spread_ms(stats["baseline"]))
+                         baseline_spread_ms=_spread_ms(stats["baseline"]), clocks=watch.summary())
             del Cb
         out["sizes"].append(entry)
         del A, B, C
@@ -137,7 +139,7 @@ def build_results(info: dict, children: list[dict], date: str) -> dict:
                 "unit": "TFLOP/s", "registers": ch["registers"],
                 "shared_bytes": ch["static_smem"] + ch["dynamic_smem"],
                 "baseline": BASELINE[ch["dtype"]], "vs_baseline": round(s["baseline_ms"] / s["median_ms"], 4),
-                "correct": True, "max_error_vs_bound": s["worst_ratio"]})
+                "correct": True, "max_error_vs_bound": s["worst_ratio"], "clocks": s.get("clocks")})
     for (dtype, n), times in sorted(baselines.items()):
         times.sort()
         med = times[len(times) // 2]
@@ -149,7 +151,11 @@ def build_results(info: dict, children: list[dict], date: str) -> dict:
                         "work_rate": round(2.0 * n ** 3 / med / 1e9, 3), "unit": "TFLOP/s",
                         "registers": None, "shared_bytes": None, "vs_baseline": 1.0,
                         "note": f"median of {len(times)} runs, each interleaved with one rung"})
-    return {"schema": "kernels-results/1", "kind": "ladder", "date": date, "gpu": info, "entries": entries}
+    watched = [e["clocks"] for e in entries if e.get("clocks")]
+    # None when NVML was not there to say; otherwise whether every timing window kept its clock.
+    clocks_held = all(c["held"] for c in watched) if watched else None
+    return {"schema": "kernels-results/1", "kind": "ladder", "date": date, "gpu": info, "clocks_held": clocks_held,
+            "entries": entries}
 
 
 def format_table(info: dict, children: list[dict]) -> str:
@@ -170,9 +176,12 @@ def format_table(info: dict, children: list[dict]) -> str:
             if "median_ms" in s:
                 tf = 2.0 * n ** 3 / s["median_ms"] / 1e9
                 btf = 2.0 * n ** 3 / s["baseline_ms"] / 1e9
+                clk = s.get("clocks")
+                clock = (f"SM {clk['sm_mhz_min']}-{clk['sm_mhz_max']} MHz {clk['power_w_mean']:.0f} W"
+                         f"{'' if clk['held'] else ' CLOCKS FELL'}; ") if clk else ""
                 lines.append(f"{ch['stem']:28} {n:5d} {s['median_ms']:9.3f} {tf:8.2f} {btf:8.2f} "
                              f"{100 * s['baseline_ms'] / s['median_ms']:7.1f}% {ch['registers']:5d} {smem:7d}  "
-                             f"{s['summary']}; {odd}")
+                             f"{clock}{s['summary']}; {odd}")
             else:
                 lines.append(f"{ch['stem']:28} {n:5d} {'-':>9} {'-':>8} {'-':>8} {'-':>8} {ch['registers']:5d} "
                              f"{smem:7d}  {s['summary']}; {odd}")
@@ -224,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(format_table(info, children))
     print(f"timing: {next((c['timing'] for c in children if 'timing' in c), '?')}; results: {out}")
+    if results["clocks_held"] is False:
+        print("CLOCKS FELL during at least one timing window: repeat the run (see the rows marked above)")
     bad = [c["stem"] for c in children if "error" in c or any(not o["ok"] for o in c["odd"])
            or any(not s["ok"] for s in c["sizes"])]
     if bad:
