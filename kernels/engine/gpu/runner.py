@@ -48,7 +48,8 @@ class Limits:
     job_s: float = 120.0  # the whole job, start-up excluded
     start_s: float = 60.0  # a worker's start-up (import CuPy, context, cuBLAS)
     timing_s: float = 0.5  # timing budget per job (split over the timing sizes; stops earlier
-    # once every median's relative standard error is under 0.5 %)
+    # once every median's relative standard error is under timing_rse)
+    timing_rse: float = float(os.environ.get("KERNELS_TIMING_RSE", "0.005"))
     printf_bytes: int = 64 * 1024  # device printf FIFO
     heap_bytes: int = 1 << 20  # device malloc heap (the default 8 MiB is not needed)
 
@@ -464,7 +465,7 @@ def build_job(exercise, compiled, plan, *, seed: Optional[int] = None, do_timing
                     "name": compiled.kernel_name, "launch": _plan_dict(plan)},
         "references": refs,
         "seed": seed if seed is not None else secrets.randbits(63),
-        "limits": {"launch_s": limits.launch_s, "timing_s": limits.timing_s},
+        "limits": {"launch_s": limits.launch_s, "timing_s": limits.timing_s, "timing_rse": limits.timing_rse},
         "work_amounts": [exercise.work.amount(s) for s in payload["timing_sizes"]],
         "do_timing": do_timing,
     }

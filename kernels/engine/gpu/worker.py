@@ -341,16 +341,17 @@ def run_job(job: dict, flusher) -> dict:
 
     refs = {name: Kernel(spec, ex) for name, spec in job["references"].items()}
     budget = float(limits.get("timing_s", 1.2)) / len(ex["timing_sizes"])
+    target_rse = float(limits.get("timing_rse", 0.005))
     per_size = []
     for si, sizes in enumerate(ex["timing_sizes"]):
         per_size.append(time_one_size(job, ex, ref, learner, refs, sizes, si, budget, flusher,
-                                      launch_s, result, T))
+                                      launch_s, result, T, target_rse))
     result["phases_ms"]["timing"] = (time.perf_counter() - t0) * 1e3
     summarize(ex, job, per_size, result, T)
     return result
 
 
-def time_one_size(job, ex, ref, learner, refs, sizes, si, budget, flusher, launch_s, result, T):
+def time_one_size(job, ex, ref, learner, refs, sizes, si, budget, flusher, launch_s, result, T, target_rse=0.005):
     import cupy
     import numpy as np
 
@@ -407,7 +408,7 @@ def time_one_size(job, ex, ref, learner, refs, sizes, si, budget, flusher, launc
     errors = _cuda_errors()
     try:
         stats = T.measure(launches, max_seconds=budget, before_round=before_round,
-                          after_round=after_round, flusher=flusher,
+                          after_round=after_round, flusher=flusher, target_rse=target_rse,
                           seed=int(secret.integers(1 << 31)))
         last = (-1, list(state["combo"]), out_l.get())
         live_host_changed = inputs_changed(live, {n: pool_host[v][n] for n, v in zip(names_in, state["combo"])})
