@@ -1,10 +1,11 @@
 """Schemathesis drives every /api/ operation of a real server from its OpenAPI schema (issue 15, the fuzzer).
 
-Each generated request is sent twice: signed out, and signed in as an administrator through a real
-session cookie with its CSRF token (the role that reaches every operation's code). Every answer must
+Each generated request is sent three times: signed out, signed in as an administrator through a real
+session cookie with its CSRF token (the role that reaches every operation's code), and as a learner
+with a personal API token. Every answer must
 be no 5xx, match the schema (app/core/openapi.py documents each operation's refusals), and show no
 server path or traceback. Bounded so that CI stays well inside its limit: a fixed number of examples
-per operation (FUZZ_EXAMPLES, each sent twice), no deadline per example, no shrinking, and a
+per operation (FUZZ_EXAMPLES, each sent three times), no deadline per example, no shrinking, and a
 wall-clock budget (FUZZ_BUDGET_SECONDS) that fails the test rather than let it grow unseen.
 
 Left out, with the reason: ``GET /api/submissions/{sub_id}/events`` is a server-sent event stream that
@@ -30,7 +31,7 @@ from app.bench.submissions_server import Server, add_users
 from app.core.config import PROJECT_ROOT
 from tests.hardening.live import page_csrf, signed_in
 
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "60"))  # under a minute for every operation on 2 cores
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "50"))  # under a minute for every operation on 2 cores
 BUDGET_SECONDS = float(os.environ.get("FUZZ_BUDGET_SECONDS", "150"))
 LEFT_OUT = {("GET", "/api/submissions/{sub_id}/events")}
 LEAKS = [re.compile(p) for p in (r"Traceback \(most recent call last\)", r'File "[^"]+", line \d+',
@@ -69,7 +70,13 @@ def admin_headers(server) -> dict[str, str]:
     return {"Cookie": cookie, "X-CSRF-Token": csrf}
 
 
-def _fuzz(operation, server, admin_headers) -> None:
+@pytest.fixture(scope="module")
+def learner_headers(server) -> dict[str, str]:
+    """A learner's personal API token (the other way in: no cookie, no CSRF)."""
+    return {"Authorization": f"Bearer {add_users(server.db_url, ['fuzzlearner'])['fuzzlearner']}"}
+
+
+def _fuzz(operation, server, admin_headers, learner_headers) -> None:
     """Hypothesis drives one operation with schema-valid and schema-breaking inputs (no shrinking: the
     failing request is reported as it was sent)."""
     cases = st.one_of(operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE))
@@ -78,7 +85,7 @@ def _fuzz(operation, server, admin_headers) -> None:
     @settings(max_examples=EXAMPLES, deadline=None, database=None, phases=[Phase.explicit, Phase.generate],
               suppress_health_check=list(HealthCheck))
     def run(case):
-        for who, headers in (("signed out", None), ("admin", admin_headers)):
+        for who, headers in (("signed out", None), ("admin", admin_headers), ("learner", learner_headers)):
             try:
                 case.call_and_validate(base_url=server.url, headers=headers, checks=CHECKS, timeout=30)
             except (Exception, BaseExceptionGroup) as exc:  # schemathesis reports a FailureGroup
@@ -87,7 +94,7 @@ def _fuzz(operation, server, admin_headers) -> None:
     run()
 
 
-def test_every_api_operation_survives_hostile_input(server, admin_headers):
+def test_every_api_operation_survives_hostile_input(server, admin_headers, learner_headers):
     schema = schemathesis.openapi.from_url(server.url + "/openapi.json")
     failures, fuzzed = [], 0
     started = time.monotonic()
@@ -99,7 +106,7 @@ def test_every_api_operation_survives_hostile_input(server, admin_headers):
             failures.append(f"fuzzing budget of {BUDGET_SECONDS:.0f} s spent before {operation.label}")
             break
         try:
-            _fuzz(operation, server, admin_headers)
+            _fuzz(operation, server, admin_headers, learner_headers)
             fuzzed += 1
         except (Exception, BaseExceptionGroup) as exc:  # every operation is driven; all failures reported together
             failures.append(f"{operation.label}: {str(exc)[:1500]}")
