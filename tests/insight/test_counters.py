@@ -52,3 +52,30 @@ def test_the_command_line_is_fixed():
     args = counters.ncu_args("gemm")
     assert args[args.index("--kernel-name") + 1] == "gemm" and "--launch-count" in args
     assert all(m in args[1] for m in counters.METRICS)
+
+
+def test_job_reaches_the_profiled_program(tmp_path, monkeypatch):
+    """The plumbing around ncu on CPU: a stand-in executable in ncu's place records the command
+    line and the job it was handed, and answers with ncu's CSV shape (the real ncu runs in
+    tests/insight/test_gpu.py)."""
+    import json
+    import stat
+
+    record = tmp_path / "seen.json"
+    fake = tmp_path / "ncu"
+    fake.write_text("#!/usr/bin/env python3\nimport json, sys\n"
+                    f"job = json.load(open(sys.argv[-1]))\njson.dump({{'argv': sys.argv[1:], 'job': job}}, open({str(record)!r}, 'w'))\n"
+                    f"sys.stdout.write({SAMPLE!r})\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setattr(counters, "find_ncu", lambda: str(fake))
+    ex = load_exercise("gemm")
+    plan = validate_launch({"block": [16, 16, 1], "tile": [16, 16], "smem": 0}, ex)
+    got = counters.collect(ex, b"\x7fELF-not-really", "gemm", plan, {"M": 64, "N": 32, "K": 8}, sandboxed=False)
+    assert got["available"] and got["metrics"]["sectors_per_request"] == 2.5 and got["size"] == {"M": 64, "N": 32, "K": 8}
+    seen = json.loads(record.read_text())
+    assert seen["argv"][:2] == ["--metrics", ",".join(counters.METRICS)]
+    assert "kernels.engine.insight.profile_target" in seen["argv"]
+    job = seen["job"]
+    assert job["grid"] == [2, 4, 1] and job["block"] == [16, 16, 1] and job["name"] == "gemm"
+    assert [p["role"] for p in job["params"]] == ["input", "input", "output", "size", "size", "size"]
+    assert job["params"][0]["shape"] == ["M", "K"] and job["params"][3]["shape"] == []

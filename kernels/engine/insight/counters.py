@@ -122,7 +122,7 @@ def collect(exercise: Any, cubin: bytes, kernel_name: str, plan: Any, size: Opti
 
     job = {"cubin_b64": base64.b64encode(complete_elf(cubin)).decode(), "name": kernel_name,
            "block": list(plan.block), "grid": list(plan.grid(exercise, size)), "smem": int(plan.smem),
-           "params": [{"name": p.name, "role": p.role, "shape": list(p.shape)} for p in exercise.kernel.params],
+           "params": [{"name": p.name, "role": p.role, "shape": list(p.shape or ())} for p in exercise.kernel.params],
            "size": size, "folder": str(exercise.folder), "exercise": exercise.id}
     fd = os.memfd_create("profile-job", 0)
     os.write(fd, json.dumps(job).encode())
