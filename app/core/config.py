@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     secret_key: str = ""
     lessons_dir: Path = PROJECT_ROOT / "lessons"
     results_dir: Path = PROJECT_ROOT / "kernels" / "results"
+    # Lessons and the ladder page show the numbers of the GPU whose name contains this (e.g. "H200": the
+    # GPU this server grades on), other GPUs' results named beside them; empty: the newest results.
+    results_gpu: str = ""
     kernels_dir: Path = PROJECT_ROOT / "kernels"
     default_language: str = Field(default="ko", pattern="^(ko|en)$")
     # Apply pending Alembic migrations when the app starts (under a lock; see app/core/migrate.py).

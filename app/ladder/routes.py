@@ -39,6 +39,9 @@ async def ladder_page(lang: str, request: Request):
 
     def build(reader: dict | None = None) -> str:
         context = page_context_for(lang, content, results.documents, state.settings.site_name)
+        if context.get("caption"):
+            others = results.others("ladder", lang)  # the other GPUs' ladder runs, named beside these
+            context["caption"] = context["caption"] + (f" · {others}" if others else "")
         context.update(reader or {})
         return state.templates.get_template("ladder/page.html").render(context)
 

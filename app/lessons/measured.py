@@ -27,7 +27,8 @@ def _text(lang: str) -> dict[str, str]:
             "vs": _("vs baseline"), "caption": _("Measured on this server's {gpu} · {date}"),
             "chart_title": _("Throughput of each kernel, by problem size"),
             "chart_desc": _("Horizontal bar chart of the numbers in the table: one bar per kernel, grouped by problem size."),
-            "none": _("No measurements on this server yet. Once the reference benchmark runs on the GPU, the table appears here.")}
+            "none": _("No measurements on this server yet. Once the reference benchmark runs on the GPU, the table appears here."),
+            "others": _("Also measured: {others}")}
 
 
 @dataclass
@@ -86,7 +87,35 @@ def _size(size) -> str:
     return escape(str(size or ""))
 
 
-def render_measurement(measurement: Measurement | None, lang: str) -> str:
+def gpu_of(doc: dict) -> str:
+    return str((doc.get("gpu") or {}).get("name") or "GPU")
+
+
+def for_gpu(documents: list[dict], preferred: str) -> list[dict]:
+    """The results of one GPU: the one this server grades on (``preferred`` is part of its name, any
+    case), else the GPU of the newest results. Every page then shows one GPU's numbers."""
+    wanted = preferred.strip().lower()
+    chosen = [d for d in documents if wanted and wanted in gpu_of(d).lower()]
+    if chosen or not documents:
+        return chosen
+    newest = max(documents, key=lambda d: str(d.get("date", "")))
+    return [d for d in documents if gpu_of(d) == gpu_of(newest)]
+
+
+def others_line(all_documents: list[dict], shown: list[dict], kind: str | None, lang: str) -> str:
+    """"Also measured: NVIDIA H200 (2026-11-22)" for the GPUs whose numbers are not the ones shown."""
+    shown_gpus = {gpu_of(d) for d in shown}
+    seen: dict[str, str] = {}
+    for doc in all_documents:
+        if (kind == "ladder") != (doc.get("kind") == "ladder") or gpu_of(doc) in shown_gpus:
+            continue
+        seen[gpu_of(doc)] = max(seen.get(gpu_of(doc), ""), str(doc.get("date", "")))
+    if not seen:
+        return ""
+    return _text(lang)["others"].format(others=", ".join(f"{gpu} ({date})" for gpu, date in sorted(seen.items())))
+
+
+def render_measurement(measurement: Measurement | None, lang: str, others: str = "") -> str:
     t = _text(lang)
     if measurement is None:
         return f'<aside class="box box--measured box--empty"><p>{escape(t["none"])}</p></aside>'
@@ -98,6 +127,8 @@ def render_measurement(measurement: Measurement | None, lang: str) -> str:
         rows.append(f'<tr><td>{escape(str(e.get("label") or e.get("kernel", "")))}</td><td>{_size(e.get("size"))}</td>'
                     f'<td class="num">{_fmt(e.get("median_ms"), 3)}</td><td class="num">{rate}</td><td class="num">{vs_cell}</td></tr>')
     caption = escape(t["caption"].format(gpu=measurement.gpu, date=measurement.date))
+    if others:
+        caption += f' <span class="measured__others">· {escape(others)}</span>'
     return (f'<figure class="measured"><div class="table-scroll"><table><thead><tr><th>{escape(t["kernel"])}</th><th>{escape(t["size"])}</th>'
             f'<th>{escape(t["median"])}</th><th>{escape(t["rate"])}</th><th>{escape(t["vs"])}</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             f'{_chart(measurement, t)}<figcaption>{caption}</figcaption></figure>')
@@ -131,8 +162,10 @@ def _chart(measurement: Measurement, t: dict[str, str]) -> str:
 class ResultsStore:
     """Caches parsed results; reloads when any file in the folder changes."""
 
-    def __init__(self, results_dir: Path, ladder_dir: Path | None = None):
+    def __init__(self, results_dir: Path, ladder_dir: Path | None = None, preferred_gpu: str = ""):
         self.results_dir = results_dir
+        self.preferred_gpu = preferred_gpu  # MKC_RESULTS_GPU: show this GPU's numbers, the others beside them
+        self._all: list[dict] = []
         self.ladder_dir = ladder_dir or results_dir.parent / "ladder"  # rung files for ::: ladder
         self._lock = threading.Lock()
         self._signature: tuple | None = None
@@ -149,15 +182,19 @@ class ResultsStore:
         signature = self._current_signature()
         if signature != self._signature:
             with self._lock:
-                self._documents = _read_results(self.results_dir)
+                self._all = _read_results(self.results_dir)
+                self._documents = for_gpu(self._all, self.preferred_gpu)
                 self._html = {}
                 self._signature = signature
                 self.version += 1
 
     @property
     def documents(self) -> list[dict]:
-        """The parsed results files (as of the last refresh())."""
+        """The parsed results files of the shown GPU (as of the last refresh())."""
         return self._documents
+
+    def others(self, kind: str | None, lang: str) -> str:
+        return others_line(self._all, self._documents, kind, lang)
 
     def html(self, exercise: str, lang: str) -> str:
         key = (exercise, lang)
@@ -168,6 +205,6 @@ class ResultsStore:
 
                 cached = render_embed(exercise[len("ladder:"):], self._documents, self.ladder_dir, lang)
             else:
-                cached = render_measurement(newest_for(self._documents, exercise), lang)
+                cached = render_measurement(newest_for(self._documents, exercise), lang, self.others(None, lang))
             self._html[key] = cached
         return cached

@@ -153,7 +153,9 @@ def test_ladder_page_lists_every_rung_with_source_numbers_and_chart(client_for, 
     assert positions == sorted(positions), "rungs must appear in ladder order"
     assert html.count('<figure class="code"') == len(RUNGS)
     assert 'class="code__copy"' in html and '<span class="k">' in html  # Pygments + copy button
-    assert "NVIDIA H200" in html and "2026-11-22" in html
+    # the newest run is shown (no MKC_RESULTS_GPU), the other GPU's run is named beside it
+    assert "NVIDIA H100 80GB HBM3" in html and "2026-11-25" in html
+    assert re.search(r"(Also measured|다른 GPU에서도 측정했어요): NVIDIA H200 \(2026-11-22\)", html)
     assert "cuBLAS SGEMM" in html and "cuBLAS HGEMM" in html
     overview = _svgs(html[html.index('class="measured ladder__chart"'):])[0]
     bars = _bars(overview)
@@ -222,7 +224,7 @@ def test_lessons_render_measured_chart_and_ladder_block(client_for, lang, slug, 
     assert len(drawings) == 2
     for svg in drawings:
         assert [b.get("data-label") for b in _bars(svg)] == [r.stem for r in RUNGS if r.number in rungs]
-    assert "NVIDIA H200" in embed and "2026-11-22" in embed
+    assert "NVIDIA H100 80GB HBM3" in embed and "2026-11-25" in embed
     assert f'<a href="/{lang}/ladder">' in embed
 
 
@@ -245,7 +247,8 @@ def test_page_cache_follows_a_new_results_file(tmp_path, client_for):
         doc = copy.deepcopy(_distinctive_results(results, date="2031-01-02", gpu="Second GPU"))
         assert doc["gpu"]["name"] == "Second GPU"
         html = client.get("/en/ladder").text
-    assert "Second GPU" in html and "First GPU" not in html
+    assert "Second GPU · 2031-01-02" in html and "First GPU ·" not in html
+    assert "Also measured: First GPU (2030-05-05)" in html  # the older run is named, not shown
 
 
 def test_signed_in_reader_gets_their_own_uncached_page(client_for):
@@ -260,3 +263,19 @@ def test_signed_in_reader_gets_their_own_uncached_page(client_for):
     assert "data-account-name>ladderfan<" in page.text
     assert page.headers["cache-control"] == "private, no-store"
     assert page.text.count('id="rung-') >= len(RUNGS)
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_the_grading_gpus_numbers_are_shown_with_the_others_beside_them(tmp_path, lang):
+    """MKC_RESULTS_GPU names the GPU this server grades on: its numbers are shown, the others named."""
+    from fastapi.testclient import TestClient
+
+    from app.factory import create_app
+    from tests.conftest import make_settings
+
+    with TestClient(create_app(make_settings(tmp_path, results_dir=REAL_RESULTS, results_gpu="h200"))) as client:
+        ladder = client.get(f"/{lang}/ladder").text
+        lesson = client.get(f"/{lang}/lessons/naive-vs-tiled-gemm").text
+    for html in (ladder, lesson):
+        assert "NVIDIA H200" in html and "2026-11-22" in html and "NVIDIA H100 80GB HBM3 (2026-11-25)" in html
+        assert "NVIDIA H100 80GB HBM3 ·" not in html and "2026-11-25 ·" not in html
