@@ -38,7 +38,12 @@
     list.forEach(function (a) {
       var item = document.createElement("div");
       item.className = "announce__item"; item.setAttribute("role", "status"); item.dataset.achievementId = a.id;
-      var icon = document.createElement("span"); icon.className = "badge-icon"; icon.textContent = a.icon;
+      // The achievement's SVG icon from our sprite (static/img/achievements.svg), not an emoji.
+      var ns = "http://www.w3.org/2000/svg";
+      var icon = document.createElementNS(ns, "svg"); icon.setAttribute("class", "badge-icon");
+      icon.setAttribute("aria-hidden", "true"); icon.setAttribute("focusable", "false");
+      var use = document.createElementNS(ns, "use"); use.setAttribute("href", "/static/img/achievements.svg#" + a.id);
+      icon.appendChild(use);
       var title = document.createElement("strong"); title.textContent = region.dataset.label + ": " + a.name;
       var text = document.createElement("span"); text.textContent = a.description;
       item.appendChild(icon); item.appendChild(title); item.appendChild(text);

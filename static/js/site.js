@@ -50,6 +50,52 @@
     });
   }
 
+  // --- Scrolling regions reachable by keyboard (WCAG 2.1.1) --------------------------
+  // A code block or table that scrolls sideways gets tabindex=0, so a keyboard user can focus it and
+  // scroll with the arrow keys; it loses it again when it fits. Content that scripts add later (comments,
+  // the exercise result, the insight panel) is seen through a MutationObserver.
+  var SCROLLERS = "pre, .table-scroll, .xres__scroll, .xdiff, .chart, .toc, .graders__source, .ins__src, .ins__list";
+  // A table wider than the screen also gets a visible hint above it (shown on phones, site.css .scroll-hint).
+  function scrollHint(el, scrolls) {
+    if (!el.classList.contains("table-scroll") && !el.classList.contains("xres__scroll")) return;
+    var hint = el.previousElementSibling;
+    if (!hint || !hint.classList.contains("scroll-hint")) {
+      if (!scrolls) return;
+      hint = document.createElement("p");
+      hint.className = "scroll-hint";
+      hint.setAttribute("aria-hidden", "true");  // a gesture hint for the eyes; the table itself is read in full
+      hint.textContent = document.body.getAttribute("data-label-scroll-hint") || "";
+      el.parentNode.insertBefore(hint, el);
+    }
+    hint.hidden = !scrolls;
+  }
+  function markScrollers() {
+    document.querySelectorAll(SCROLLERS).forEach(function (el) {
+      if (el.closest(".cm-editor")) return;  // CodeMirror's own scroller holds the focusable editor
+      var scrolls = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+      scrollHint(el, el.scrollWidth > el.clientWidth + 1);
+      if (scrolls && !el.hasAttribute("tabindex")) {
+        el.setAttribute("tabindex", "0");
+        el.setAttribute("data-scroll-focus", "");
+      } else if (!scrolls && el.hasAttribute("data-scroll-focus")) {
+        el.removeAttribute("tabindex");
+        el.removeAttribute("data-scroll-focus");
+      }
+    });
+  }
+  function initScrollers() {
+    var pending = false;
+    function soon() {
+      if (pending) return;
+      pending = true;
+      window.requestAnimationFrame(function () { pending = false; markScrollers(); });
+    }
+    markScrollers();
+    window.addEventListener("resize", soon);
+    window.addEventListener("load", soon);
+    if (window.MutationObserver) new MutationObserver(soon).observe(document.body, { childList: true, subtree: true });
+  }
+
   // --- Copy buttons on code blocks --------------------------------------------
   function copyText(text) {
     if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
@@ -140,7 +186,7 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     var progress = readProgress();
-    initTheme(); initMenu(); initCopy();
+    initTheme(); initMenu(); initCopy(); initScrollers();
     // A signed-in reader's progress comes from the server (progress.js), not from this browser.
     if (document.body.hasAttribute("data-signed-in")) return;
     initIndexMarks(progress); initContinue(progress); initMarkComplete(progress); renderStrip(progress);

@@ -57,8 +57,10 @@ function create(parent, options) {
         tabs.of(keymap.of([indentWithTab])),
         keymap.of([...defaultKeymap, ...historyKeymap, ...searchKeymap]),
         EditorView.lineWrapping,
+        // tabindex: the editable area is in the tab order anyway (contenteditable); saying so lets checkers
+        // (axe's scrollable-region-focusable) see that a scrolling editor holds something focusable.
         EditorView.contentAttributes.of({ "aria-label": opts.label || "CUDA source", "spellcheck": "false",
-                                          "autocapitalize": "off", "autocorrect": "off" }),
+                                          "autocapitalize": "off", "autocorrect": "off", "tabindex": "0" }),
         EditorView.updateListener.of((u) => {
           if (!u.docChanged) return;
           // The learner started editing (typing, deleting, pasting): from now on Tab indents.
