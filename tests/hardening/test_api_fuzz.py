@@ -112,6 +112,8 @@ def test_every_api_operation_survives_hostile_input(server, admin_headers, learn
             failures.append(f"{operation.label}: {str(exc)[:1500]}")
     assert not failures, "\n\n".join(failures)
     assert fuzzed >= 30  # every /api/ operation but the stream
+    log = server.log.read_text(errors="replace")
+    assert "Traceback" not in log, log[-3000:]  # nothing failed out of sight either (after a response, in a task)
 
 
 def test_the_schema_is_honest(server):
