@@ -39,6 +39,10 @@ def run(args: argparse.Namespace) -> int:
     from app.submissions.dispatcher import Dispatcher
     from app.submissions.runtime import dispatcher_config
 
+    if args.gpu_index is not None:  # bind this dispatcher's sandboxed GPU workers to that device
+        import os
+
+        os.environ["CUDA_VISIBLE_DEVICES"] = str(args.gpu_index)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = Settings()
     settings.ensure_data_dir()

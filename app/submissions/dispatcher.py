@@ -179,13 +179,7 @@ class Dispatcher:
                                    lease_seconds=self.config.lease_seconds)
         if job is None:
             return False
-        claimed = time.perf_counter()
-        self.notify(job.id)
-        if job.attempts > self.config.max_attempts:
-            log.error("submission %s was claimed %s times; giving up", job.id, job.attempts)
-            self._finish(job, abandoned_result(job.exercise_id))
-            return True
-        self._run(job, claimed)
+        self._grade_claimed(job)
         return True
 
     def run_claimed(self, sub_id: int) -> bool:
@@ -204,13 +198,7 @@ class Dispatcher:
             if job is None:
                 queue.record_pending(db, self._record)
                 return False
-        claimed = time.perf_counter()
-        self.notify(job.id)
-        if job.attempts > self.config.max_attempts:
-            log.error("submission %s was claimed %s times; giving up", job.id, job.attempts)
-            self._finish(job, abandoned_result(job.exercise_id))
-            return True
-        self._run(job, claimed)
+        self._grade_claimed(job)
         return True
 
     def compile_claimed(self, sub_id: int, compile_first: Callable, on_compiled: Callable[[Session, Submission], None]) -> str:
@@ -254,6 +242,16 @@ class Dispatcher:
             db.commit()
         self.notify(job.id)
         return "compiled"
+
+    def _grade_claimed(self, job: Submission) -> None:
+        """A claimed job: give up after max_attempts claims (it kept killing its graders), else grade it."""
+        claimed = time.perf_counter()
+        self.notify(job.id)
+        if job.attempts > self.config.max_attempts:
+            log.error("submission %s was claimed %s times; giving up", job.id, job.attempts)
+            self._finish(job, abandoned_result(job.exercise_id))
+            return
+        self._run(job, claimed)
 
     def _run(self, job: Submission, claimed: float) -> None:
         import json

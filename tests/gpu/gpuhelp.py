@@ -27,6 +27,18 @@ def have_gpu() -> bool:
 needs_gpu = pytest.mark.skipif(not have_gpu(), reason="no CUDA GPU here")
 
 
+def need_sandbox_without_gpu() -> None:
+    """Skip unless bubblewrap is here and no GPU is (the real worker must report 'no GPU')."""
+    from kernels.engine.gpu import sandbox
+
+    if have_gpu():
+        pytest.skip("a GPU is here; tests/gpu/test_gpu_grading.py covers the real thing")
+    try:
+        sandbox.bwrap_binary()
+    except sandbox.SandboxUnavailable:
+        pytest.skip("no bubblewrap here")
+
+
 def launch_of(path: Path, exercise) -> dict:
     m = LAUNCH_RE.search(path.read_text(encoding="utf-8"))
     return json.loads(m.group(1)) if m else exercise.launch_defaults.as_request()

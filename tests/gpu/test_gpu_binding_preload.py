@@ -77,16 +77,11 @@ def test_the_next_worker_loads_during_the_job_and_warms_after_it(monkeypatch, tm
 def test_real_sandboxed_worker_preloads_without_touching_the_gpu():
     """The true worker in bubblewrap, deferred: it imports CuPy and says "loaded" before any CUDA
     call; told to warm, it tries the GPU (none here) and says why it cannot serve."""
-    from kernels.engine.gpu import gpu_available
     from kernels.engine.gpu import runner as R
-    from kernels.engine.gpu import sandbox
 
-    if gpu_available():
-        pytest.skip("a GPU is here; tests/gpu/test_gpu_grading.py covers the real thing")
-    try:
-        sandbox.bwrap_binary()
-    except sandbox.SandboxUnavailable:
-        pytest.skip("no bubblewrap here")
+    from .gpuhelp import need_sandbox_without_gpu
+
+    need_sandbox_without_gpu()
     w = R.new_worker(R.Limits(), deferred=True)
     try:
         assert w.next_event(60) == {"ev": "loaded"}
