@@ -48,7 +48,7 @@ REASONS = {
 }
 COUNTER_TEXTS = {
     "sectors_per_request": (_("Global load sectors per request"), _(
-        "%(value)s 32-byte sectors per warp-wide load: 4 means 32 neighbouring floats, 32 means every thread reads its own sector."),
+        "%(value)s 32-byte sectors per warp-wide load: 4 is ideal for 32-bit loads (16 for float4), 32 means every thread reads its own sector."),
         ("01-matrix-layout-coalescing", {"en": "What a warp asks of memory", "ko": "Warp가 메모리에 요청하는 것"})),
     "bank_conflicts_per_request": (_("Shared-memory bank conflicts per request"), _(
         "%(value)s extra passes per shared-memory instruction: 0 means no two threads of a warp hit the same bank."),

@@ -33,6 +33,17 @@ def test_parse_and_derive():
     assert m["dram_bytes_read"] == 12713984.0
 
 
+def test_real_h100_output():
+    """ncu 2025.3.1 on the H100 (tests/insight/data, from tests/insight/run_gpu.sh), 1024^3 GEMMs."""
+    from pathlib import Path
+
+    data = Path(__file__).with_name("data")
+    naive = counters.derive(counters.parse_csv((data / "ncu-naive-h100.txt").read_text(), "gemm"))
+    bad = counters.derive(counters.parse_csv((data / "ncu-uncoalesced-h100.txt").read_text(), "gemm"))
+    assert naive["sectors_per_request"] == 2.5 and bad["sectors_per_request"] == 16.5
+    assert naive["achieved_occupancy"] > 0.9 and naive["dram_bytes_read"] > 8e6
+
+
 def test_other_kernels_and_garbage_are_ignored():
     assert counters.parse_csv(SAMPLE, "other") == {}
     assert counters.parse_csv("==ERROR== something failed\n", "gemm") == {}

@@ -99,7 +99,10 @@ def _profile(compile_gemm, source, launch):
     ex = load_exercise("gemm")
     c = compile_gemm(source)
     plan = validate_launch(launch, ex)
-    return counters.collect(ex, c.cubin, c.kernel_name, plan, {"M": 1024, "N": 1024, "K": 1024}, keep_output=True)
+    got = counters.collect(ex, c.cubin, c.kernel_name, plan, {"M": 1024, "N": 1024, "K": 1024}, keep_output=True)
+    d = disasm.disassemble(c.cubin, sandboxed=c.sandboxed)
+    got["widths"] = sass.widths(sass.parse_sass(d.text).instructions, "global_load")
+    return got
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +145,8 @@ def test_counters_order_as_the_lessons_say(profiles):
     # and only the uncoalesced one gets the coalescing hint
     from kernels.engine.insight import hints
 
-    fires = {k: "uncoalesced_loads" in hints.hint_ids(hints.evaluate(hints.facts(exercise="gemm", counters=p["metrics"])))
-             for k, p in profiles.items()}
+    fires = {k: "uncoalesced_loads" in hints.hint_ids(hints.evaluate(hints.facts(
+        exercise="gemm", counters=p["metrics"], global_load_widths=p["widths"]))) for k, p in profiles.items()}
     assert fires == {"naive": False, "tiled": False, "uncoalesced": True}
 
 

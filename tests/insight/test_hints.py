@@ -146,8 +146,19 @@ def test_scalar_loads_from_real_kernels(compile_gemm):
 
 
 def test_counter_rules_fire_only_with_counters():
-    assert "uncoalesced_loads" in fired(hints.facts(exercise="gemm", counters={"sectors_per_request": 16.0}))
-    assert "uncoalesced_loads" not in fired(hints.facts(exercise="gemm", counters={"sectors_per_request": 4.0}))
+    # the H100's numbers (tests/insight/data): a column-walking naive GEMM 16.5, the coalesced
+    # naive 2.5, the tiled 4.0 sectors per request, all with 32-bit loads; the float4 solution 16.0
+    scalar = {"32": 3}
+    assert "uncoalesced_loads" in fired(hints.facts(exercise="gemm", counters={"sectors_per_request": 16.5},
+                                                    global_load_widths=scalar))
+    for spr in (2.5, 4.0):
+        assert "uncoalesced_loads" not in fired(hints.facts(exercise="gemm", counters={"sectors_per_request": spr},
+                                                            global_load_widths=scalar))
+    # 16 sectors per request is exactly right for 128-bit loads
+    assert "uncoalesced_loads" not in fired(hints.facts(exercise="gemm_fast", counters={"sectors_per_request": 16.0},
+                                                        global_load_widths={"32": 8, "128": 2}))
+    # without the SASS widths the ideal is unknown: silent
+    assert "uncoalesced_loads" not in fired(hints.facts(exercise="gemm", counters={"sectors_per_request": 16.5}))
     assert "bank_conflicts" in fired(hints.facts(exercise="transpose", counters={"bank_conflicts_per_request": 7.5}))
     assert "bank_conflicts" not in fired(hints.facts(exercise="transpose", counters={"bank_conflicts_per_request": 0.0}))
     # no counters at all: silent

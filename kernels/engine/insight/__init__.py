@@ -98,7 +98,8 @@ def finish(static: Optional[dict], exercise: Any, timings: list[dict], gpu_name:
         out["roofline"] = None
     out["counters"] = counters
     facts.update(_hints.facts(exercise=exercise.id, roofline=out["roofline"],
-                              counters=(counters or {}).get("metrics") if counters else None))
+                              counters=(counters or {}).get("metrics") if counters else None,
+                              global_load_widths=(out.get("sass") or {}).get("global_load_widths") or None))
     out["hints"] = _hints.evaluate(facts)
     out["ms"] = round(float(out.get("ms") or 0) + (time.perf_counter() - started) * 1000, 1)
     return out

@@ -81,6 +81,12 @@ def facts(*, exercise: str, counts: Optional[Mapping[str, int]] = None,
         for k in ("sectors_per_request", "bank_conflicts_per_request", "achieved_occupancy"):
             if isinstance(counters.get(k), (int, float)):
                 f["counters." + k] = round(float(counters[k]), 2)
+        spr = counters.get("sectors_per_request")
+        if isinstance(spr, (int, float)) and global_load_widths:
+            # a warp's fully coalesced request of w-bit loads touches 32 * w / 8 / 32 = w / 8 sectors
+            ideal = max(int(w) for w in global_load_widths) / 8
+            f["counters.ideal_sectors"] = int(ideal)
+            f["counters.sector_excess"] = round(float(spr) / ideal, 2)
     if source is not None:
         f["source.sync_in_divergent_branch"] = sync_in_divergent_branch(source) or 0
     return f
