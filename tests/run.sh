@@ -22,4 +22,7 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
+# Linters and types first (scope in pyproject.toml: [tool.ruff] include, [tool.mypy] files).
+.venv/bin/python -m ruff check
+.venv/bin/python -m mypy
 exec .venv/bin/python -m pytest "$@"

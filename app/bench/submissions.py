@@ -15,7 +15,6 @@ import argparse
 import asyncio
 import random
 import re
-import statistics
 import sys
 import tempfile
 import time

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from app.bench.submissions_server import Server, add_users
 from app.core.config import PROJECT_ROOT
@@ -86,7 +87,7 @@ class Workers:
 
 def cluster_server(workdir: Path, db_url: str, **settings: str) -> Server:
     """The web side: defers jobs, grades nothing itself."""
-    values = dict(queue="procrastinate", dispatcher_enabled="false")
+    values: dict[str, Any] = dict(queue="procrastinate", dispatcher_enabled="false")
     values.update(settings)
     return Server(workdir, database_url=db_url, **values)
 
@@ -153,11 +154,12 @@ def run_once(db_url: str, workdir: Path, n_workers: int, jobs: int, gpu_seconds:
     # From the fake GPU's own log: per worker process, the gap between the end of one GPU run and the
     # start of the next is everything the stack adds per job (finish, XP, procrastinate, fetch, claim).
     events = [json.loads(line) for line in log.read_text().splitlines()]
-    gaps, by_pid = [], {}
+    gaps: list[float] = []
+    by_pid: dict[int, list[dict]] = {}
     for e in sorted((e for e in events if e["ev"] in ("start", "end")), key=lambda e: e["t"]):
         by_pid.setdefault(e["pid"], []).append(e)
     for runs in by_pid.values():
-        gaps += [(b["t"] - a["t"]) * 1000 for a, b in zip(runs, runs[1:]) if a["ev"] == "end" and b["ev"] == "start"]
+        gaps += [(b["t"] - a["t"]) * 1000 for a, b in zip(runs, runs[1:], strict=False) if a["ev"] == "end" and b["ev"] == "start"]
     starts = [e["t"] for e in events if e["ev"] == "start"]
     ends = [e["t"] for e in events if e["ev"] == "end"]
     steady = max(ends) - min(starts)

@@ -1,6 +1,7 @@
 """A real server for tests and benchmarks: uvicorn in a subprocess on a free localhost port, with its own
-temporary SQLite file (or a given database URL, e.g. PostgreSQL); users and API tokens written straight into that file. The submissions tests, the
-benchmarks and the browser tests all start their servers through ``Server``."""
+temporary SQLite file (or a given database URL, e.g. PostgreSQL); users and API tokens written straight
+into that database. The submissions tests, the benchmarks and the browser tests all start their servers
+through ``Server``."""
 from __future__ import annotations
 
 import os
@@ -49,7 +50,7 @@ class Server:
         subprocess.run([sys.executable, "-m", "app", "migrate"], cwd=PROJECT_ROOT, env=self.env, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
-    def start(self, timeout: float = 60.0) -> "Server":
+    def start(self, timeout: float = 60.0) -> Server:
         self.workdir.mkdir(parents=True, exist_ok=True)
         if self.env.get("MKC_MIGRATE_ON_START", "").lower() in ("0", "false", "no", "off"):
             self.migrate()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import queue as queue_module
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, cast
 
 
 class _Compiled(Exception):
@@ -42,7 +42,7 @@ class _StopAfterCompile:
 class CompilerPool:
     """``slots`` engine compilers sharing one cubin cache; ``take()``/``give()`` around each compile."""
 
-    def __init__(self, slots: int, cache_dir: Optional[Path] = None):
+    def __init__(self, slots: int, cache_dir: Path | None = None):
         from kernels.engine.compiler.cache import CubinCache
         from kernels.engine.compiler.service import CACHE_DIR_ENV, Compiler
 
@@ -54,7 +54,7 @@ class CompilerPool:
         self._idle: queue_module.SimpleQueue = queue_module.SimpleQueue()
         for _ in range(max(1, slots)):
             self._idle.put(None)  # compilers start lazily, on first use
-        self.for_gpu = None  # the GPU stage's compiler (same cache), made on first use
+        self.for_gpu: Any = None  # the GPU stage's compiler (same cache), made on first use
 
     def compile_first(self, exercise_id: str, source: str, launch, on_phase=None):
         """None when the kernel compiled (its cubin is in the cache); else the engine's final Result."""
@@ -64,7 +64,7 @@ class CompilerPool:
         if compiler is None:
             compiler = self._make()
         try:
-            return grade(exercise_id, source, launch, on_phase, compiler=_StopAfterCompile(compiler))
+            return grade(exercise_id, source, launch, on_phase, compiler=cast(Any, _StopAfterCompile(compiler)))
         except _Compiled:
             return None
         finally:
@@ -115,7 +115,7 @@ class CompileStage:
             used, oldest = queue.compile_seconds_used(db, row.user_id, utcnow() - dt.timedelta(hours=1))
             if used >= self.budget_seconds and oldest is not None:
                 # Past the hourly budget: wait until its oldest compile leaves the window.
-                when = (oldest + dt.timedelta(hours=1)).replace(tzinfo=dt.timezone.utc)
+                when = (oldest + dt.timedelta(hours=1)).replace(tzinfo=dt.UTC)
                 self.enqueuer(db, row, priority=job.priority, schedule_at=when)
                 db.commit()
                 logging.getLogger(__name__).warning("learner %s used %.0f s of compile in the last hour; "

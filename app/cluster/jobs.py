@@ -77,14 +77,14 @@ def make_app(database_url: str, **pool_args: Any) -> procrastinate.App:
               priority=MAINTENANCE_PRIORITY)
     async def retry_stalled(context: procrastinate.JobContext, timestamp: int) -> int:
         extra = context.additional_context
-        stalled = await context.app.job_manager.get_stalled_jobs(seconds_since_heartbeat=extra["stalled_seconds"])
+        stalled = list(await context.app.job_manager.get_stalled_jobs(seconds_since_heartbeat=extra["stalled_seconds"]))
         ids = []
         for job in stalled:
             if job.id == context.job.id:
                 continue
             await context.app.job_manager.retry_job(job)
             if job.task_name in (GRADE_TASK, COMPILE_TASK):
-                ids.append(int(job.task_kwargs["submission_id"]))
+                ids.append(int(str(job.task_kwargs["submission_id"])))
         if ids:
             log.warning("workers stopped beating: jobs of submissions %s wait again", ids)
             await asyncio.to_thread(extra["requeue"], ids)

@@ -23,7 +23,7 @@ import logging
 import os
 import signal
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 
 def add_parser(sub) -> None:
@@ -122,7 +122,7 @@ async def _serve(args: argparse.Namespace, settings) -> int:
             print("error: nothing to run (--no-gpu with --compile-slots 0)", file=sys.stderr)
             return 2
         loop = asyncio.get_running_loop()
-        stopping = []
+        stopping: list[bool] = []
 
         def on_signal() -> None:
             if stopping:  # a second signal: leave now; the job in hand is retried elsewhere

@@ -28,7 +28,7 @@ def catalog_slugs(settings):
     catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval)
 
     def slugs() -> frozenset[str]:
-        return frozenset(l.slug for l in catalog.snapshot().visible(settings.show_drafts))
+        return frozenset(lesson.slug for lesson in catalog.snapshot().visible(settings.show_drafts))
     return slugs
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -36,7 +36,7 @@ class DispatcherConfig:
     lease_seconds: float = 60.0
     poll_seconds: float = 0.5
     max_attempts: int = 3
-    gpu: Optional[bool] = None  # None: ask the engine (kernels.engine.gpu.gpu_available)
+    gpu: bool | None = None  # None: ask the engine (kernels.engine.gpu.gpu_available)
 
 
 @dataclass
@@ -76,15 +76,15 @@ class Dispatcher:
         self.notify = notify or (lambda _id: None)
         self.grade = grade or _engine_grade
         self.owner = lanes.new_owner_id()
-        self.gpu: Optional[bool] = self.config.gpu
+        self.gpu: bool | None = self.config.gpu
         self.lane = self.config.lane
         self.holds_lane = False
         self.stats = DispatcherStats()
-        self.current: Optional[int] = None  # id of the job being graded
+        self.current: int | None = None  # id of the job being graded
         self._stop = threading.Event()
         self._wake = threading.Event()
-        self._thread: Optional[threading.Thread] = None
-        self._keeper: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
+        self._keeper: threading.Thread | None = None
         self._lane_checked_at = float("-inf")
         # Cluster workers (app/cluster) get their jobs from the job-queue engine, not from a lane.
         self.uses_lanes = True
@@ -308,10 +308,10 @@ class Dispatcher:
         self.notify(job.id)
 
     def _record(self, db: Session, row: Submission) -> None:
+        from app.progress.service import record_grading_result
         from kernels.engine.result import Result
 
-        from app.progress.service import record_grading_result
-
+        assert row.result is not None  # recorded rows are done, and a done row holds its Result
         record_grading_result(db, row.user_id, row.exercise_id, row.id, Result.from_json(row.result),
                               lesson_slugs=self.lesson_slugs())
         from app.graders.reviews import rebalance_after_grading

@@ -12,7 +12,7 @@ import asyncio
 import json
 import threading
 import time
-from typing import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from app.submissions import states
 
@@ -90,7 +90,7 @@ async def stream(sub_id: int, hub: ChangeHub, read: Callable[[], Awaitable[dict 
                 return
             try:
                 await asyncio.wait_for(event.wait(), poll)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
     finally:
         hub.unsubscribe(sub_id, entry)

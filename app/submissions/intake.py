@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from fastapi import Request
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.core.jsonbody import JsonBodyError, loads_strict
 from app.accounts.clock import utcnow
 from app.accounts.models import User
+from app.core.jsonbody import JsonBodyError, loads_strict
 from app.submissions import states
 from app.submissions.messages import SubmissionError
 from app.submissions.models import Submission
@@ -53,7 +54,7 @@ async def read_body(request: Request) -> bytes:
         try:
             size = int(declared)
         except ValueError:
-            raise SubmissionError(400, "bad_json")
+            raise SubmissionError(400, "bad_json") from None
         if size > MAX_BODY_BYTES:
             raise SubmissionError(413, "body_too_large", {"bytes": size, "limit": MAX_BODY_BYTES})
     chunks, total = [], 0
@@ -66,12 +67,12 @@ async def read_body(request: Request) -> bytes:
 
 
 def parse_body(raw: bytes, content_type: str) -> Request_:
-    if content_type and not content_type.split(";")[0].strip().lower() in ("application/json", ""):
+    if content_type and content_type.split(";")[0].strip().lower() not in ("application/json", ""):
         raise SubmissionError(415, "bad_content_type")
     try:
         data = loads_strict(raw)  # depth, lone surrogates and UTF-8 refused here, not as a 500 later
     except JsonBodyError:
-        raise SubmissionError(400, "bad_json")
+        raise SubmissionError(400, "bad_json") from None
     if not isinstance(data, dict):
         raise SubmissionError(400, "bad_json")
     for key in data:
@@ -101,7 +102,7 @@ def check_launch_shape(launch: Any) -> None:
     except LaunchRejected as exc:
         if exc.code in MALFORMED_LAUNCH:
             detail = exc.code + "".join(f" {k}={v}" for k, v in exc.params.items() if k != "allowed")
-            raise SubmissionError(422, "bad_launch", {"detail": detail, "code": exc.code, **exc.params})
+            raise SubmissionError(422, "bad_launch", {"detail": detail, "code": exc.code, **exc.params}) from None
 
 
 def exercise_exists(exercise_id: str) -> bool:

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.clock import utcnow
 from app.submissions.models import DispatcherLane
+from app.submissions.queue import changed
 
 HOST = socket.gethostname()[:60]
 
@@ -69,10 +70,10 @@ def acquire(db: Session, lane: str, me: str, lease_seconds: float) -> tuple[bool
         DispatcherLane.name == lane,
         or_(DispatcherLane.owner.is_(None), DispatcherLane.owner == me, DispatcherLane.expires_at < now),
     ).values(owner=me, expires_at=expires, heartbeat_at=now)
-    held = db.execute(claim).rowcount == 1
+    held = changed(db, claim) == 1
     if not held and before and owner_is_dead(before):
-        held = db.execute(update(DispatcherLane).where(DispatcherLane.name == lane, DispatcherLane.owner == before)
-                          .values(owner=me, expires_at=expires, heartbeat_at=now)).rowcount == 1
+        held = changed(db, update(DispatcherLane).where(DispatcherLane.name == lane, DispatcherLane.owner == before)
+                          .values(owner=me, expires_at=expires, heartbeat_at=now)) == 1
     db.commit()
     return held, (before if held and before != me else None)
 

@@ -14,10 +14,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-from typing import Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session, aliased
+
+if TYPE_CHECKING:
+    from sqlalchemy import CursorResult
 
 from app.accounts.clock import utcnow
 from app.submissions import states
@@ -25,6 +29,11 @@ from app.submissions.models import Submission
 
 log = logging.getLogger(__name__)
 NEVER = dt.datetime(1970, 1, 1)
+
+
+def changed(db: Session, statement: Any) -> int:
+    """How many rows an UPDATE matched: the answer of a compare-and-set."""
+    return cast("CursorResult[Any]", db.execute(statement)).rowcount
 
 
 def claimable(now: dt.datetime, gpu: bool):
@@ -49,10 +58,10 @@ def claim_next(db: Session, *, lane: str, owner: str, gpu: bool, lease_seconds: 
         if candidate is None:
             db.rollback()
             return None
-        won = db.execute(update(Submission).where(Submission.id == candidate, claimable(now, gpu)).values(
+        won = changed(db, update(Submission).where(Submission.id == candidate, claimable(now, gpu)).values(
             state=states.COMPILING, lane=lane, lease_owner=owner,
             lease_expires_at=now + dt.timedelta(seconds=lease_seconds), claimed_at=now, started_at=None,
-            attempts=Submission.attempts + 1, updated_at=now)).rowcount == 1
+            attempts=Submission.attempts + 1, updated_at=now)) == 1
         db.commit()
         if won:
             return db.get(Submission, candidate, populate_existing=True)
@@ -70,10 +79,10 @@ def claim(db: Session, sub_id: int, *, lane: str, owner: str, gpu: bool, lease_s
     ``count_attempt=False`` for the compile stage: ``attempts`` counts GPU runs (max_attempts)."""
     now = utcnow()
     takeable = [states.QUEUED, *states.RUNNING] + ([states.AWAITING_GPU] if gpu else [])
-    won = db.execute(update(Submission).where(Submission.id == sub_id, Submission.state.in_(takeable)).values(
+    won = changed(db, update(Submission).where(Submission.id == sub_id, Submission.state.in_(takeable)).values(
         state=states.COMPILING, lane=lane, lease_owner=owner,
         lease_expires_at=now + dt.timedelta(seconds=lease_seconds), claimed_at=now, started_at=None,
-        attempts=Submission.attempts + (1 if count_attempt else 0), updated_at=now)).rowcount == 1
+        attempts=Submission.attempts + (1 if count_attempt else 0), updated_at=now)) == 1
     db.commit()
     return db.get(Submission, sub_id, populate_existing=True) if won else None
 
@@ -94,10 +103,10 @@ def compiled(db: Session, sub_id: int, owner: str, compile_ms: int) -> Submissio
     """Cluster compile stage: the kernel compiled; the row waits for a GPU (``queued``) and leaves the
     compile worker's lease. The caller commits (its grading job is deferred in this transaction)."""
     now = utcnow()
-    ok = db.execute(update(Submission).where(
+    ok = changed(db, update(Submission).where(
         Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
     ).values(state=states.QUEUED, compile_ms=compile_ms, lease_owner=None, lease_expires_at=None,
-             updated_at=now)).rowcount == 1
+             updated_at=now)) == 1
     return db.get(Submission, sub_id, populate_existing=True) if ok else None
 
 
@@ -112,7 +121,7 @@ def compile_seconds_used(db: Session, user_id: int, since: dt.datetime) -> tuple
                                .where(Submission.user_id == user_id, Submission.compile_ms.is_not(None),
                                       Submission.claimed_at > since)).one()
     db.rollback()
-    return float(total) / 1000.0, oldest
+    return float(total or 0) / 1000.0, oldest
 
 
 def mark_started(db: Session, sub_id: int, owner: str) -> None:
@@ -125,18 +134,18 @@ def mark_started(db: Session, sub_id: int, owner: str) -> None:
 def set_state(db: Session, sub_id: int, owner: str, state: str, lease_seconds: float) -> bool:
     """A phase change while running; also renews the lease. False when the lease was lost."""
     now = utcnow()
-    ok = db.execute(update(Submission).where(
+    ok = changed(db, update(Submission).where(
         Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
-    ).values(state=state, updated_at=now, lease_expires_at=now + dt.timedelta(seconds=lease_seconds))).rowcount == 1
+    ).values(state=state, updated_at=now, lease_expires_at=now + dt.timedelta(seconds=lease_seconds))) == 1
     db.commit()
     return ok
 
 
 def renew(db: Session, sub_id: int, owner: str, lease_seconds: float) -> bool:
     now = utcnow()
-    ok = db.execute(update(Submission).where(
+    ok = changed(db, update(Submission).where(
         Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
-    ).values(lease_expires_at=now + dt.timedelta(seconds=lease_seconds))).rowcount == 1
+    ).values(lease_expires_at=now + dt.timedelta(seconds=lease_seconds))) == 1
     db.commit()
     return ok
 
@@ -145,10 +154,10 @@ def finish(db: Session, sub_id: int, owner: str, state: str, result_json: str, v
     """Store the Result and leave the lease. False (nothing written) when the lease was lost:
     another dispatcher has the job now and its result will be the one kept."""
     now = utcnow()
-    ok = db.execute(update(Submission).where(
+    ok = changed(db, update(Submission).where(
         Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
     ).values(state=state, result=result_json, verdict=verdict, finished_at=now, updated_at=now,
-             lease_owner=None, lease_expires_at=None)).rowcount == 1
+             lease_owner=None, lease_expires_at=None)) == 1
     db.commit()
     return ok
 

@@ -2,26 +2,28 @@
 ``Authorization: Bearer mkc_...``. Every refusal is JSON: ``{error, message, params}``."""
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from starlette.concurrency import run_in_threadpool
-
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, db_session, require_auth
 from app.accounts.roles import can
+from app.core.ids import RowId
+from app.routes.bodies import make_router
 from app.routes.language import preferred_language
 from app.submissions import events, intake, queue
+from app.submissions.intake import MAX_BODY_BYTES
 from app.submissions.messages import ERRORS, SubmissionError, translate
 from app.submissions.models import Submission
 from app.submissions.schemas import ErrorBody, SubmissionCreated, SubmissionList, SubmissionRequest, SubmissionView
 from app.submissions.views import submission_json
-from app.submissions.intake import MAX_BODY_BYTES
-from app.core.ids import RowId
-from app.routes.bodies import make_router
 
 router = make_router(prefix="/api", tags=["submissions"])
-ERROR_RESPONSES = {code: {"model": ErrorBody} for code in (400, 401, 403, 404, 413, 415, 422, 429)}
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody}
+                                                    for code in (400, 401, 403, 404, 413, 415, 422, 429)}
 REVIEW = "submissions.review"
 
 
@@ -51,7 +53,7 @@ def _limits(request: Request) -> intake.Limits:
              responses=ERROR_RESPONSES,
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
                  "schema": SubmissionRequest.model_json_schema(ref_template="#/components/schemas/{model}"),
-                 "example": SubmissionRequest.model_config["json_schema_extra"]["examples"][0]}}}})
+                 "example": SubmissionRequest.model_json_schema()["examples"][0]}}}})
 async def create_submission(exercise_id: str, request: Request, auth=Depends(signed_in_with_csrf),
                             db: Session = Depends(db_session)):
     """Store a kernel for grading and answer at once (202) with its id.

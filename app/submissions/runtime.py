@@ -9,7 +9,8 @@ standalone ``python -m app dispatcher`` (one per GPU) grades them. With ``MKC_QU
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, cast
 
 from fastapi import FastAPI
 from sqlalchemy.orm import Session
@@ -26,10 +27,10 @@ log = logging.getLogger(__name__)
 class SubmissionsRuntime:
     def __init__(self):
         self.hub = ChangeHub()
-        self.dispatcher: Optional[Dispatcher] = None
+        self.dispatcher: Dispatcher | None = None
         # Cluster mode: defers the row's grading job inside the row's own transaction
         # (app.cluster.jobs.Enqueuer); None on one box, where the dispatcher reads the table itself.
-        self.enqueue: Optional[Callable[[Session, Submission], Any]] = None
+        self.enqueue: Callable[[Session, Submission], Any] | None = None
 
     def wake(self) -> None:
         if self.dispatcher is not None:
@@ -48,14 +49,14 @@ def install(app: FastAPI) -> None:
     from app.submissions.routes import router, submission_error
 
     app.state.submissions = SubmissionsRuntime()
-    app.add_exception_handler(SubmissionError, submission_error)
+    app.add_exception_handler(SubmissionError, cast(Any, submission_error))
     app.include_router(router)
 
 
 def lesson_slugs_of(app: FastAPI):
     def slugs() -> frozenset[str]:
         state = app.state
-        return frozenset(l.slug for l in state.catalog.snapshot().visible(state.settings.show_drafts))
+        return frozenset(lesson.slug for lesson in state.catalog.snapshot().visible(state.settings.show_drafts))
     return slugs
 
 

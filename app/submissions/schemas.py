@@ -2,7 +2,7 @@
 oversized one before reading it all), so these models document rather than validate."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -22,7 +22,7 @@ class LaunchRequest(BaseModel):
 
 class SubmissionRequest(BaseModel):
     source: str = Field(description="CUDA C++ device code, UTF-8, at most 64 KiB, no #include")
-    launch: Optional[LaunchRequest] = Field(default=None, description="omit for the exercise's defaults")
+    launch: LaunchRequest | None = Field(default=None, description="omit for the exercise's defaults")
 
     model_config = {"json_schema_extra": {"examples": [
         {"source": NAIVE_GEMM, "launch": {"block": [32, 32, 1], "tile": [32, 32], "smem": 0}}]}}
@@ -37,7 +37,7 @@ class SubmissionCreated(BaseModel):
     id: int
     state: str = Field(examples=["queued"])
     state_text: str
-    position: Optional[int] = Field(description="1 = next in line")
+    position: int | None = Field(description="1 = next in line")
     links: Links
 
 
@@ -46,22 +46,22 @@ class SubmissionView(BaseModel):
     exercise: str = Field(examples=["gemm"])
     state: str = Field(description="queued | compiling | checking | timing | awaiting_gpu | done")
     state_text: str = Field(description="the state in the reader's language (ko or en)")
-    position: Optional[int] = None
+    position: int | None = None
     final: bool
-    verdict: Optional[str] = Field(None, examples=["PASSED"])
-    launch: Optional[dict[str, Any]] = None
+    verdict: str | None = Field(None, examples=["PASSED"])
+    launch: dict[str, Any] | None = None
     source_bytes: int
     attempts: int
-    created_at: Optional[str] = None
-    claimed_at: Optional[str] = None
-    started_at: Optional[str] = None
-    finished_at: Optional[str] = None
-    waited_ms: Optional[float] = None
-    dequeue_to_engine_ms: Optional[float] = None
+    created_at: str | None = None
+    claimed_at: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    waited_ms: float | None = None
+    dequeue_to_engine_ms: float | None = None
     links: Links
-    result: Optional[dict[str, Any]] = Field(None, description="the engine's Result JSON "
+    result: dict[str, Any] | None = Field(None, description="the engine's Result JSON "
                                              "(kernels/engine/result.schema.json), unchanged")
-    source: Optional[str] = Field(None, description="only for the author and for graders/admins")
+    source: str | None = Field(None, description="only for the author and for graders/admins")
 
 
 class SubmissionList(BaseModel):
