@@ -8,7 +8,7 @@ import logging
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -35,6 +35,7 @@ from app.progress.routes import router as progress_api_router
 from app.reports.routes import router as reports_router
 from app.routes import apidocs, errors, language, pages
 from app.routes.bodies import EarlyRefusalMiddleware
+from app.routes.static_files import CachedStaticFiles
 from app.routes.page_cache import PageCache
 from app.stats import ViewCounter
 from app.submissions import runtime as submissions
@@ -99,6 +100,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.add_middleware(EarlyRefusalMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
+    # Compresses pages, JSON and static text (Starlette's own; it leaves event streams alone).
+    app.add_middleware(GZipMiddleware, minimum_size=1000)
     add_proxy_headers(app, settings.trusted_proxies)  # outermost: every layer sees the client's address
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
     app.add_exception_handler(RequestValidationError, errors.validation_error)
@@ -106,7 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(Exception, errors.server_error)
     app.add_exception_handler(AccountsError, accounts_error)
     app.add_exception_handler(CommentsError, comments_error)
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.mount("/static", CachedStaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz():

@@ -310,8 +310,39 @@
       .then(function (html) { target.innerHTML = html; target.removeAttribute("aria-busy"); });
   };
 
+  // The editor bundle (CodeMirror, ~450 KB) loads only when a panel comes near the screen or the
+  // reader reaches into it (focus, pointer): a reader of the lesson text never downloads it.
+  var editorLoading = null;
+  function loadEditor(src) {
+    if (window.MKCEditor || !src) return Promise.resolve();
+    if (!editorLoading) {
+      editorLoading = new Promise(function (resolve) {
+        var script = document.createElement("script");
+        script.src = src;
+        script.onload = resolve;
+        script.onerror = resolve;  // the panel falls back to a plain textarea
+        document.head.appendChild(script);
+      });
+    }
+    return editorLoading;
+  }
+  function startWhenNear(root) {
+    var started = false;
+    function go() {
+      if (started) return;
+      started = true;
+      loadEditor(root.getAttribute("data-editor-src")).then(function () { new Panel(root).start(); });
+    }
+    root.addEventListener("focusin", go, { once: true });
+    root.addEventListener("pointerdown", go, { once: true });
+    if (!("IntersectionObserver" in window)) { go(); return; }
+    var watcher = new IntersectionObserver(function (entries) {
+      if (entries.some(function (e) { return e.isIntersecting; })) { watcher.disconnect(); go(); }
+    }, { rootMargin: "800px 0px" });
+    watcher.observe(root);
+  }
   function boot() {
-    Array.prototype.forEach.call(document.querySelectorAll("[data-panel]"), function (root) { new Panel(root).start(); });
+    Array.prototype.forEach.call(document.querySelectorAll("[data-panel]"), startWhenNear);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot); else boot();
 })();

@@ -75,6 +75,7 @@ def test_override_through_the_form_and_learner_sees_it(browser, live, artifacts)
     lp = learner.new_page()
     sign_in(lp, live.url, "lee")
     lp.goto(f"{live.url}/en/lessons/naive-vs-tiled-gemm")
+    lp.locator("[data-panel]").scroll_into_view_if_needed()  # the panel starts when near the screen
     lp.wait_for_selector("[data-panel][data-ready]")
     lp.locator("[data-history-box] summary").click()
     lp.locator(f"[data-show-submission='{sub}']").click()

@@ -38,6 +38,7 @@ def open_result(browser, live, user, lang, source, viewport, counters=None, **co
     page.goto(live.url + LESSON.format(lang=lang))
     page.evaluate(f"() => localStorage.setItem('mkc-last:gemm:{user}', '{sub}')")
     page.goto(live.url + LESSON.format(lang=lang))
+    page.locator("[data-panel]").scroll_into_view_if_needed()  # the panel starts when near the screen
     page.wait_for_selector("[data-panel][data-ready]")
     page.wait_for_selector("[data-result] [data-insight]")
     return context, page, page.locator("[data-insight]")

@@ -21,6 +21,7 @@ def live(tmp_path_factory):
 
 def open_panel(page, live, lang="en"):
     page.goto(live.url + LESSON.format(lang=lang))
+    page.locator("[data-panel]").scroll_into_view_if_needed()  # the panel starts when near the screen
     page.wait_for_selector("[data-panel][data-ready]")
     return page.locator("[data-panel]")
 
@@ -66,6 +67,7 @@ def test_edit_submit_compile_error_then_fix_and_see_awaiting_without_reload(brow
     panel.screenshot(path=str(artifacts / "panel-awaiting-gpu-en.png"))
     # the draft survives a reload, and the last submission is shown again
     page.reload()
+    page.locator("[data-panel]").scroll_into_view_if_needed()  # the panel starts when near the screen
     page.wait_for_selector("[data-panel][data-ready]")
     assert "broken" not in editor_text(page) and "gemm" in editor_text(page)
     page.wait_for_selector("[data-result] [data-result-state=awaiting_gpu]")
