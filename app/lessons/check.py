@@ -8,7 +8,11 @@ Fails (errors, each at file:line) when
 - a complete ```cuda block does not compile with the engine's NVRTC compile (no GPU needed);
 - a published lesson has fewer than MIN_ENGLISH_WORDS words of English prose (code excluded),
   or its Korean is not equal to its English (see KO_* below);
-- the published lessons hold fewer than MIN_COURSE_KERNELS complete kernels.
+- the published lessons hold fewer than MIN_COURSE_KERNELS complete kernels;
+- claims (app/lessons/claims.py): a speed number typed in prose without a citation marker, the
+  word "seed" (or 원본 레슨), a ko.md code title/comment/alt text without Hangul where en.md has
+  words, a Korean form the glossary of AUTHORING.ko.md avoids, a published lesson without its
+  sources section, an exercise spec without correctness sizes for every alignment class.
 ```cuda fragment blocks are counted and reported, never compiled.
 
 "Korean equal to English" is measured, since words do not translate one to one. Over the five
@@ -24,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.lessons import claims
 from app.lessons.catalog import IMAGE, Lesson, Problem, load_catalog
 from app.lessons.codecheck import CompilerUnavailable, check_lesson_code, code_blocks, normalized
 from app.lessons.links import body_links, judge
@@ -108,6 +113,42 @@ def _equal_korean(lesson: Lesson, parts: dict[str, Structure]) -> list[Problem]:
     return problems
 
 
+def _check_claims(lesson: Lesson, glossary, static_dir: Path) -> list[Problem]:
+    problems = []
+    for lang, text in lesson.texts.items():
+        found = claims.speed_claims(text.body, text.body_line, lang) + claims.jargon(text.body, text.body_line)
+        if lang == "ko":
+            found += claims.glossary_claims(text.body, text.body_line, glossary)
+        problems += [Problem(text.path, c.line, c.message) for c in found]
+        if lesson.published and not claims.sources_section(text.body, lang):
+            problems.append(Problem(text.path, text.body_line,
+                                    f"no '## {claims.SOURCES_HEADING[lang]}' section: name every source by title, "
+                                    f"author or site and link, with its caveats"))
+    if {"en", "ko"} <= set(lesson.texts):
+        en, ko = lesson.texts["en"], lesson.texts["ko"]
+        problems += [Problem(ko.path, c.line, c.message)
+                     for c in claims.korean_code_text(en.body, en.body_line, ko.body, ko.body_line)
+                     + claims.korean_figures(en.body, ko.body, ko.body_line, static_dir)]
+    return problems
+
+
+def _check_size_classes(kernels_dir: Path, exercises: set[str]) -> list[Problem]:
+    problems = []
+    for exercise in sorted(exercises):
+        path = kernels_dir / exercise / "spec.yaml"
+        node = _yaml_node(path)
+        try:
+            import yaml
+
+            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(raw, dict):
+            line = line_of(node, ("size_classes",)) if "size_classes" in raw else line_of(node, ("sizes",))
+            problems += [Problem(path, line, message) for message in claims.size_class_claims(raw)]
+    return problems
+
+
 def _yaml_node(path: Path):
     try:
         return load_with_nodes(path.read_text(encoding="utf-8"))[1]
@@ -180,7 +221,12 @@ def check_course(lessons_dir: Path, static_dir: Path, kernels_dir: Path, *, comp
             report.problems.append(_promote(problem))
     slugs = {l.slug: l.published for l in snapshot.lessons}
     kernels: set[str] = set()
+    glossary = claims.load_glossary(lessons_dir / "AUTHORING.ko.md")
+    exercises: set[str] = set()
     for lesson in snapshot.lessons:
+        report.problems += _check_claims(lesson, glossary, static_dir)
+        if lesson.meta.exercise and (kernels_dir / lesson.meta.exercise / "spec.yaml").is_file():
+            exercises.add(lesson.meta.exercise)
         parts = {lang: structure(t.body, t.body_line) for lang, t in lesson.texts.items()}
         if set(parts) == {"ko", "en"}:
             report.problems += _compare_structure(lesson, parts)
@@ -212,6 +258,7 @@ def check_course(lessons_dir: Path, static_dir: Path, kernels_dir: Path, *, comp
                                                f"a published lesson needs at least {min_words}"))
             if "ko" in parts:
                 report.problems += _equal_korean(lesson, parts)
+    report.problems += _check_size_classes(kernels_dir, exercises)
     report.course_kernels = len(kernels)
     if report.course_kernels < min_kernels:
         report.problems.append(Problem(lessons_dir, 1, f"the published lessons hold {report.course_kernels} complete "

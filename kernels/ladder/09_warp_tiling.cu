@@ -1,4 +1,4 @@
-// 09_warp_tiling — a warp-level tile between block and thread: 2×4 warps of 64×64, 8×16 outputs per thread.
+// 09_warp_tiling — a larger thread tile, 8×16 outputs per thread (128×256 block, 2×4 warp tiles of 64×64).
 // launch: block=256,1,1 tile=256,128 smem=0
 // dtype: f32
 // arch: sm_90

@@ -3,9 +3,10 @@
 // dtype: f16
 // arch: sm_90
 //
-// Changed from 11: (1) tiles travel from global to shared memory with cp.async (Ampere+):
-// the copy engine writes shared memory directly, so no registers hold in-flight data and no
-// thread stalls on a global load before its st.shared. (2) Four stages of shared memory
+// Changed from 11: (1) tiles travel from global to shared memory with cp.async (Ampere+), an
+// asynchronous load instruction (not a copy engine: each thread issues its own 16-byte copies;
+// Hopper's TMA is the engine) whose data lands in shared memory directly, so no registers hold
+// in-flight data and no thread stalls on a global load before its st.shared. (2) Four stages of shared memory
 // instead of two: while the warps multiply tile t, tiles t+1, t+2 and t+3 are already in
 // flight, which covers HBM latency (~600–800 ns) even when one k-step of math is short.
 // cp.async.wait_group(STAGES-2) + one barrier per k-step guarantees tile t has landed and

@@ -20,14 +20,22 @@ KERNEL = textwrap.dedent('''\
 FRAGMENT = '```cuda fragment title="Excerpt"\nacc += a[k] * b[k];\n```\n'
 
 
-def body(sentence: str, headings: list[str], repeat: int = 40, code: str = KERNEL, extra: str = "") -> str:
-    """Sections of ``repeat`` sentences each (14 words per English sentence: 40 → 560 words)."""
+# Every published lesson ends with its sources section (app/lessons/claims.py).
+SOURCES = {"en": "\n## Sources and further reading\n\n- **A named source**, its author: <https://docs.nvidia.com/cuda/>.\n",
+           "ko": "\n## 출처와 더 읽을거리\n\n- **이름 있는 자료**, 저자: <https://docs.nvidia.com/cuda/>.\n"}
+
+
+def body(sentence: str, headings: list[str], repeat: int = 40, code: str = KERNEL, extra: str = "",
+         sources: bool = True) -> str:
+    """Sections of ``repeat`` sentences each (14 words per English sentence: 40 → 560 words),
+    then the sources section (English or Korean, after the sentence's language)."""
     parts = []
     for i, heading in enumerate(headings):
         parts.append(f"## {heading}\n\n{sentence * repeat}\n")
         if i == 0:
             parts.append(code)
-    return "\n".join(parts) + extra
+    tail = SOURCES["ko" if sentence == KO_SENTENCE else "en"] if sources else ""
+    return "\n".join(parts) + extra + tail
 
 
 def write_text(folder: Path, lang: str, text_body: str, title: str = "Title") -> Path:
@@ -38,13 +46,13 @@ def write_text(folder: Path, lang: str, text_body: str, title: str = "Title") ->
 
 def good_lesson(root: Path, number: int, slug: str, *, status: str = "published", exercise: str = "null",
                 links: str = "[]", en: str | None = None, ko: str | None = None) -> Path:
-    """A lesson with 1122 English words, a full Korean translation and one complete kernel."""
+    """A lesson with 1134 English words (its sources section included), a full Korean translation and one complete kernel."""
     folder = root / f"{number:02d}-{slug}"
     folder.mkdir(parents=True)
     meta = f"order: {number}\nslug: {slug}\nstatus: {status}\ntags: [test]\nexercise: {exercise}\nxp: 10\nlinks: {links}\n"
     (folder / "lesson.yaml").write_text(meta, encoding="utf-8")
-    write_text(folder, "en", en if en is not None else body(EN_SENTENCE, ["Idea", "Detail"]))
-    write_text(folder, "ko", ko if ko is not None else body(KO_SENTENCE, ["아이디어", "세부"]))
+    write_text(folder, "en", en if en is not None else body(EN_SENTENCE, ["Idea", "Detail"], sources=True))
+    write_text(folder, "ko", ko if ko is not None else body(KO_SENTENCE, ["아이디어", "세부"], sources=True))
     return folder
 
 

@@ -11,7 +11,7 @@ import pytest
 from app.core.config import PROJECT_ROOT
 from app.lessons.check import check_course
 from app.templating import STATIC_DIR
-from .kit import EN_SENTENCE, FRAGMENT, KERNEL, KO_SENTENCE, body, good_lesson, line_of, write_text
+from .kit import EN_SENTENCE, FRAGMENT, KERNEL, KO_SENTENCE, SOURCES, body, good_lesson, line_of, write_text
 
 KERNELS = PROJECT_ROOT / "kernels"
 
@@ -34,7 +34,7 @@ def test_a_good_lesson_passes(lessons_dir):
     good_lesson(lessons_dir, 1, "good")
     report = check(lessons_dir, compile_cuda=True)
     assert report.problems == []
-    assert report.compiled == 2 and report.course_kernels == 1 and report.english_words == {"good": 1122}
+    assert report.compiled == 2 and report.course_kernels == 1 and report.english_words == {"good": 1134}
 
 
 def test_broken_schema(lessons_dir):
@@ -53,7 +53,7 @@ def test_missing_language(lessons_dir):
 def test_heading_count_differs(lessons_dir):
     folder = good_lesson(lessons_dir, 1, "headings", ko=body(KO_SENTENCE, ["아이디어", "세부", "덧붙임"]))
     ko = folder / "ko.md"
-    assert_error_at(check(lessons_dir), ko, line_of(ko, "## 덧붙임"), "3 headings", "en.md has 2")
+    assert_error_at(check(lessons_dir), ko, line_of(ko, "## 출처"), "4 headings", "en.md has 3")
 
 
 def test_code_block_count_differs(lessons_dir):
@@ -150,7 +150,7 @@ def test_cuda_block_that_does_not_compile(lessons_dir):
 def test_short_published_lesson(lessons_dir):
     folder = good_lesson(lessons_dir, 1, "short", en=body(EN_SENTENCE, ["Idea", "Detail"], repeat=30),
                          ko=body(KO_SENTENCE, ["아이디어", "세부"], repeat=30))
-    assert_error_at(check(lessons_dir), folder / "en.md", 5, "842 words", "at least 900")
+    assert_error_at(check(lessons_dir), folder / "en.md", 5, "854 words", "at least 900")
 
 
 def test_short_draft_is_fine(lessons_dir):
@@ -160,7 +160,7 @@ def test_short_draft_is_fine(lessons_dir):
 
 
 def test_korean_with_a_section_left_in_english(lessons_dir):
-    ko_body = f"## 아이디어\n\n{KO_SENTENCE * 40}\n{KERNEL}\n## 세부\n\n{EN_SENTENCE * 40}\n"
+    ko_body = f"## 아이디어\n\n{KO_SENTENCE * 40}\n{KERNEL}\n## 세부\n\n{EN_SENTENCE * 40}\n" + SOURCES["ko"]
     folder = good_lesson(lessons_dir, 1, "half-translated", ko=ko_body)
     ko = folder / "ko.md"
     report = check(lessons_dir)
@@ -168,10 +168,10 @@ def test_korean_with_a_section_left_in_english(lessons_dir):
 
 
 def test_korean_much_shorter_than_english(lessons_dir):
-    # Each section passes on its own (380+ >= 0.5 x 560) but the whole is short (766 < 0.8 x 1122).
+    # Each section passes on its own (380+ >= 0.5 x 560) but the whole is short (782 < 0.8 x 1134).
     folder = good_lesson(lessons_dir, 1, "abridged", ko=body(KO_SENTENCE, ["아이디어", "세부"], repeat=10))
     report = check(lessons_dir)
-    assert_error_at(report, folder / "ko.md", 5, "766 Hangul syllables", "1122 words")
+    assert_error_at(report, folder / "ko.md", 5, "782 Hangul syllables", "1134 words")
     assert len(report.errors) == 1
 
 

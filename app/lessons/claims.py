@@ -1,0 +1,267 @@
+"""What a lesson claims, checked (issue 16): speed numbers, jargon, Korean code text, glossary.
+
+- **Speed numbers.** A number with a unit of speed (TFLOP/s, GFLOP/s, GB/s, TB/s, ms, µs, a
+  factor such as ``1.5×``) in prose is either measured on this server — then it comes
+  from ``kernels/results/`` through a ``::: measured``/``::: ladder`` block and is never typed — or
+  it belongs to a named external source. The citation marker is a link to the lesson's own
+  sources section: ``[…](#sources-and-further-reading)`` in English, ``[…](#출처와-더-읽을거리)``
+  in Korean. It must sit in the same paragraph, list item or heading; a table carries it in any
+  cell or in the paragraph right before the table. A table whose header names a speed unit
+  counts its numbers as speed numbers.
+- **Jargon.** Learners never read "seed" (or 원본 레슨/원본 자료/시드): sources are named by title.
+- **Korean code text.** A code block's title, its comments, and an image's alt text in ko.md
+  must hold Hangul wherever the en.md twin has words.
+- **Glossary.** AUTHORING.ko.md's ``## 용어집`` table lists the Korean term to use and the forms to
+  avoid; an avoided form in Korean prose is an error.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.container import container_plugin
+
+from app.lessons.codecheck import code_blocks
+
+SOURCES_ANCHOR = {"en": "#sources-and-further-reading", "ko": "#출처와-더-읽을거리"}
+SOURCES_HEADING = {"en": "Sources and further reading", "ko": "출처와 더 읽을거리"}
+
+_NUM = r"(?<![\w.])\d[\d,]*(?:\.\d+)?"
+SPEED = re.compile(
+    _NUM + r"(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?"
+    r"(?:\s*(?:[TGMk]FLOP/s|[TG]FLOPS|[TGM]B/s|(?:ms|µs|us)\b)|×(?![\w(²³]|\s*\d))")
+UNIT_WORD = re.compile(r"[TGMk]FLOP/s|[TG]FLOPS|[TGM]B/s|\((?:ms|µs)\)|\b(?:ms|µs)\b|×\s*(?:\||$)")
+DIGIT = re.compile(r"\d")
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+WORD = re.compile(r"[A-Za-z]{2,}")
+JARGON = re.compile(r"\bseeds?\b|원본\s*(?:레슨|자료|문서|글)|시드", re.I)
+_LINK_TARGET = re.compile(r"\]\(([^)\s]+)")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\(")
+_COMMENT = re.compile(r"//([^\n]*)|/\*(.*?)\*/", re.S)
+_CODE_SPAN = re.compile(r"`[^`]*`")
+
+_PARSER = MarkdownIt("commonmark").enable(["table"])
+_PARSER.use(container_plugin, name="any", validate=lambda *_: True)
+
+
+@dataclass(frozen=True)
+class Claim:
+    line: int
+    message: str
+
+
+def _blocks(body: str, body_line: int):
+    """(kind, line, raw text) for every paragraph, heading and table outside measured containers.
+
+    raw text keeps link targets (the marker is a link); code spans are blanked.
+    """
+    tokens = _PARSER.parse(body)
+    lines = body.split("\n")
+    out = []
+    skip = 0
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.type == "container_any_open":
+            if t.info.strip().split()[:1] in (["measured"], ["ladder"]):
+                skip += 1
+        elif t.type == "container_any_close" and skip:
+            skip -= 1
+        elif not skip and t.type == "table_open" and t.map:
+            start, end = t.map
+            out.append(("table", body_line + start, "\n".join(lines[start:end])))
+            while tokens[i].type != "table_close":
+                i += 1
+        elif not skip and t.type in ("paragraph_open", "heading_open") and t.map:
+            start, end = t.map
+            out.append(("heading" if t.type == "heading_open" else "paragraph",
+                        body_line + start, "\n".join(lines[start:end])))
+        i += 1
+    return out
+
+
+def _clean(raw: str) -> str:
+    return _CODE_SPAN.sub(" ", raw)
+
+
+def speed_claims(body: str, body_line: int, lang: str) -> list[Claim]:
+    anchor = SOURCES_ANCHOR[lang]
+    problems = []
+    previous = None
+    for kind, line, raw in _blocks(body, body_line):
+        if kind == "heading" and raw.lstrip("# ").strip() == SOURCES_HEADING[lang]:
+            break  # the sources section is what the markers point at: its numbers name their source
+        text = _clean(raw)
+        cited = any(target == anchor for target in _LINK_TARGET.findall(raw))
+        if kind == "table":
+            rows = text.split("\n")
+            header, rest = rows[0], "\n".join(rows[2:])
+            found = SPEED.search(text) or (UNIT_WORD.search(header) and DIGIT.search(rest))
+            before = previous if previous and previous[0] == "paragraph" and previous[1] + previous[2].count("\n") + 2 >= line else None
+            cited = cited or bool(before and any(t == anchor for t in _LINK_TARGET.findall(before[2])))
+            if found and not cited:
+                problems.append(Claim(line, f"a table of speed numbers with no citation: numbers measured here come from "
+                                            f"::: measured/::: ladder, a source's numbers carry a link to {anchor} "
+                                            f"in the table or the paragraph before it"))
+        else:
+            for match in SPEED.finditer(text):
+                if not cited:
+                    at = line + text.count("\n", 0, match.start())
+                    problems.append(Claim(at, f"speed number '{match.group(0).strip()}' typed in prose with no citation: "
+                                              f"measured here → ::: measured/::: ladder; from a source → link to {anchor} "
+                                              f"in the same paragraph (AUTHORING, 'Numbers')"))
+                    break
+        previous = (kind, line, raw)
+    return problems
+
+
+def jargon(body: str, body_line: int) -> list[Claim]:
+    out = []
+    for n, text in enumerate(body.split("\n")):
+        match = JARGON.search(text)
+        if match:
+            out.append(Claim(body_line + n, f"'{match.group(0)}' is internal jargon: name the source by its title "
+                                             f"(learners never see this word)"))
+    return out
+
+
+def _comments(code: str) -> list[str]:
+    return [(a if a is not None else b).strip() for a, b in _COMMENT.findall(code)]
+
+
+def _words(text: str) -> bool:
+    return len(WORD.findall(text)) >= 2
+
+
+def korean_code_text(en_body: str, en_line: int, ko_body: str, ko_line: int) -> list[Claim]:
+    """ko titles, comments and alt texts must hold Hangul where the en twin has words."""
+    out = []
+    for e, k in zip(code_blocks(en_body, en_line), code_blocks(ko_body, ko_line)):
+        if _words(e.title) and not HANGUL.search(k.title):
+            out.append(Claim(k.line, f"code title '{k.title}' is not Korean (English: '{e.title}')"))
+        ko_comments = _comments(k.code)
+        for i, (ec, kc) in enumerate(zip(_comments(e.code), ko_comments)):
+            if _words(ec) and not HANGUL.search(kc):
+                offset = next((n for n, l in enumerate(k.code.split("\n")) if kc and kc in l), 0)
+                out.append(Claim(k.line + 1 + offset, f"code comment '{kc[:60]}' is not Korean"))
+    en_alts = [(n, m.group(1)) for n, l in enumerate(en_body.split("\n")) for m in _IMAGE.finditer(l)]
+    ko_alts = [(n, m.group(1)) for n, l in enumerate(ko_body.split("\n")) for m in _IMAGE.finditer(l)]
+    for (_, ea), (kn, ka) in zip(en_alts, ko_alts):
+        if _words(ea) and not HANGUL.search(ka):
+            out.append(Claim(ko_line + kn, f"image alt text '{ka[:60]}' is not Korean"))
+    return out
+
+
+def load_glossary(authoring_ko: Path) -> list[tuple[str, list[str]]]:
+    """(term to use, [forms to avoid]) from the ``## 용어집`` table of AUTHORING.ko.md."""
+    try:
+        text = authoring_ko.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    section = re.search(r"^## 용어집\s*$(.*?)(?=^## |\Z)", text, re.M | re.S)
+    if not section:
+        return []
+    entries = []
+    for row in section.group(1).split("\n"):
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) < 2 or not row.strip().startswith("|") or set(cells[0]) <= set("-: "):
+            continue
+        avoid = [a.strip().strip("`") for a in cells[1].split(",") if a.strip().strip("`") and a.strip() != "—"]
+        if avoid and cells[0] not in ("쓸 말",):
+            entries.append((cells[0].strip("`"), avoid))
+    return entries
+
+
+def glossary_claims(ko_body: str, ko_line: int, glossary: list[tuple[str, list[str]]]) -> list[Claim]:
+    out = []
+    for kind, line, raw in _blocks(ko_body, ko_line):
+        if kind == "heading" and raw.lstrip("# ").strip() == SOURCES_HEADING["ko"]:
+            break  # source titles are quoted as they are
+        text = re.sub(r"\]\([^)]*\)", "]", _clean(raw))  # link targets and code spans are not prose
+        for term, avoid in glossary:
+            for form in avoid:
+                pattern = rf"(?<![A-Za-z_/.]){re.escape(form)}(?![A-Za-z_])" if form.isascii() else re.escape(form)
+                match = re.search(pattern, text, re.I if form.isascii() else 0)
+                if match:
+                    out.append(Claim(line + text.count("\n", 0, match.start()),
+                                     f"glossary (AUTHORING.ko.md, 용어집): write '{term}', not '{form}'"))
+    return out
+
+
+def sources_section(body: str, lang: str) -> bool:
+    return re.search(rf"^## {re.escape(SOURCES_HEADING[lang])}\s*$", body, re.M) is not None
+
+
+# ---- correctness sizes by alignment class (issue 16 item 12) ------------------------------
+def _is_prime(n: int) -> bool:
+    return n > 2 and all(n % d for d in range(2, int(n ** 0.5) + 1))
+
+
+# Each class a learner's kernel may branch on; a spec's ``size_classes:`` names, for every class,
+# one of its correctness sizes that has the property.
+SIZE_CLASSES = {
+    "one": ("a dimension equal to 1", lambda s: any(v == 1 for v in s.values())),
+    "prime": ("a dimension that is an odd prime >= 11 (no vector width or tile divides it)",
+              lambda s: any(_is_prime(v) and v >= 11 for v in s.values())),
+    "mod4": ("every dimension a multiple of 4 but not of 8 somewhere (float4 paths on, ragged tiles)",
+             lambda s: all(v % 4 == 0 for v in s.values()) and any(v % 8 == 4 for v in s.values())),
+    "mod8": ("every dimension a multiple of 8, not of 32 somewhere (vector paths on, ragged 32/64 tiles)",
+             lambda s: all(v % 8 == 0 for v in s.values()) and any(v % 32 for v in s.values())),
+    "mod_tile": ("every dimension a multiple of 64 (whole tiles, no edge)",
+                 lambda s: all(v % 64 == 0 for v in s.values())),
+    "tile_plus_one": ("a dimension one past a multiple of 32 (a tile of one row or column)",
+                      lambda s: any(v > 32 and v % 32 == 1 for v in s.values())),
+    "tall_skinny": ("the largest dimension at least 16 times the smallest",
+                    lambda s: min(s.values()) > 0 and max(s.values()) >= 16 * min(s.values())),
+}
+
+
+def size_class_claims(spec_raw: dict) -> list[str]:
+    """Problems with a spec's ``size_classes`` (messages); [] when every class is covered."""
+    correctness = [dict(s) for s in ((spec_raw.get("sizes") or {}).get("correctness") or []) if isinstance(s, dict)]
+    listed = spec_raw.get("size_classes")
+    if not isinstance(listed, dict):
+        return [f"size_classes is missing: list one correctness size for each class ({', '.join(SIZE_CLASSES)})"]
+    problems = []
+    for name, (meaning, holds) in SIZE_CLASSES.items():
+        size = listed.get(name)
+        if not isinstance(size, dict):
+            problems.append(f"size_classes.{name} is missing ({meaning})")
+        elif dict(size) not in correctness:
+            problems.append(f"size_classes.{name} {size} is not one of sizes.correctness")
+        elif not holds({k: int(v) for k, v in size.items()}):
+            problems.append(f"size_classes.{name} {size} does not have the property: {meaning}")
+    for name in listed:
+        if name not in SIZE_CLASSES:
+            problems.append(f"size_classes.{name}: unknown class (known: {', '.join(SIZE_CLASSES)})")
+    return problems
+
+
+_IMAGE_TARGET = re.compile(r"!\[[^\]]*\]\((/static/img/lessons/[^)\s]+\.svg)\)")
+_SVG_TEXT = re.compile(r"<(?:text|tspan)\b[^>]*>([^<]*)<")
+
+
+def korean_figures(en_body: str, ko_body: str, ko_line: int, static_dir: Path) -> list[Claim]:
+    """A figure with words has a Korean twin (NN-name.ko.svg) and ko.md shows it."""
+    out = []
+    en_targets = _IMAGE_TARGET.findall(en_body)
+    ko_lines = ko_body.split("\n")
+    ko_targets = [(n, m.group(1)) for n, l in enumerate(ko_lines) for m in _IMAGE_TARGET.finditer(l)]
+    for en_target, (n, ko_target) in zip(en_targets, ko_targets):
+        path = static_dir / en_target[len("/static/"):]
+        try:
+            words = any(_words(t) for t in _SVG_TEXT.findall(path.read_text(encoding="utf-8")))
+        except OSError:
+            continue  # a missing file is the catalog's error
+        twin = en_target[:-len(".svg")] + ".ko.svg"
+        if words and ko_target != twin:
+            out.append(Claim(ko_line + n, f"figure {en_target} has English words: ko.md must show its Korean twin {twin}"))
+        elif words:
+            try:
+                if not HANGUL.search(" ".join(_SVG_TEXT.findall((static_dir / twin[len("/static/"):]).read_text(encoding="utf-8")))):
+                    out.append(Claim(ko_line + n, f"{twin} has no Korean labels"))
+            except OSError:
+                out.append(Claim(ko_line + n, f"{twin} is missing"))
+    return out
