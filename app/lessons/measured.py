@@ -115,6 +115,27 @@ def others_line(all_documents: list[dict], shown: list[dict], kind: str | None, 
     return _text(lang)["others"].format(others=", ".join(f"{gpu} ({date})" for gpu, date in sorted(seen.items())))
 
 
+# Row labels come from the results files in English (kernels/engine/gpu/bench_references.py);
+# the Korean page shows them in Korean. A label missing here stays as written.
+LABELS_KO = {
+    "naive (one block per column, strided reads)": "naive (column마다 block 하나, strided 읽기)",
+    "tiled (32 columns per block, coalesced, shared tile)": "tiled (block마다 column 32개, coalesced, shared 타일)",
+    "device-to-device copy of the same bytes": "같은 바이트의 device-to-device 복사",
+    "naive (one thread per output)": "naive (출력 하나에 thread 하나)",
+    "tiled (32x32 shared tiles)": "tiled (32x32 shared 타일)",
+    "cuBLAS SGEMM (cupy.matmul, float32)": "cuBLAS SGEMM (cupy.matmul, float32 행렬 곱)",
+    "naive (one thread per row)": "naive (row마다 thread 하나)",
+    "tiled (one block per row, coalesced, shuffles)": "tiled (row마다 block 하나, coalesced, shuffle)",
+    "naive (direct, strided reads)": "naive (그대로 옮기기, strided 읽기)",
+    "tiled (32x32 shared tile, padded)": "tiled (padding한 32x32 shared 타일)",
+}
+
+
+def row_label(entry: dict, lang: str) -> str:
+    label = str(entry.get("label") or entry.get("kernel", ""))
+    return LABELS_KO.get(label, label) if lang == "ko" else label
+
+
 def render_measurement(measurement: Measurement | None, lang: str, others: str = "") -> str:
     t = _text(lang)
     if measurement is None:
@@ -124,17 +145,17 @@ def render_measurement(measurement: Measurement | None, lang: str, others: str =
         rate = f'{_fmt(e.get("work_rate"), 2)} {escape(str(e.get("unit", "")))}'
         vs = e.get("vs_baseline")
         vs_cell = f"{_fmt(vs, 2)}×" if vs is not None else "—"
-        rows.append(f'<tr><td>{escape(str(e.get("label") or e.get("kernel", "")))}</td><td>{_size(e.get("size"))}</td>'
+        rows.append(f'<tr><td>{escape(row_label(e, lang))}</td><td>{_size(e.get("size"))}</td>'
                     f'<td class="num">{_fmt(e.get("median_ms"), 3)}</td><td class="num">{rate}</td><td class="num">{vs_cell}</td></tr>')
     caption = escape(t["caption"].format(gpu=measurement.gpu, date=measurement.date))
     if others:
         caption += f' <span class="measured__others">· {escape(others)}</span>'
     return (f'<figure class="measured"><div class="table-scroll"><table><thead><tr><th>{escape(t["kernel"])}</th><th>{escape(t["size"])}</th>'
             f'<th>{escape(t["median"])}</th><th>{escape(t["rate"])}</th><th>{escape(t["vs"])}</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
-            f'{_chart(measurement, t)}<figcaption>{caption}</figcaption></figure>')
+            f'{_chart(measurement, t, lang)}<figcaption>{caption}</figcaption></figure>')
 
 
-def _chart(measurement: Measurement, t: dict[str, str]) -> str:
+def _chart(measurement: Measurement, t: dict[str, str], lang: str = "en") -> str:
     """The table's work rates as bars, grouped by size (a heading row per size)."""
     rows: list[charts.Row] = []
     units = set()
@@ -149,7 +170,7 @@ def _chart(measurement: Measurement, t: dict[str, str]) -> str:
             except (TypeError, ValueError):
                 value = None
             units.add(str(e.get("unit", "")))
-            name = str(e.get("label") or e.get("kernel", "")).split(" (")[0]
+            name = row_label(e, lang).split(" (")[0]
             kind = str(e.get("kernel")) if e.get("kernel") in ("naive", "tiled", "baseline") else "a"
             rows.append(charts.Row(label=name, value=value, kind=kind,
                                    tooltip=f"{name}, {size}: {charts.fmt_rate(value)} {e.get('unit', '')}"))
