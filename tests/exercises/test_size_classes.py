@@ -55,10 +55,23 @@ COL_SUM = {
     "degenerate_dims": lambda i, s: np.full(s["cols"], np.nan, F32) if 1 in (s["rows"], s["cols"]) else _colsum(i["X"]),
     "last_whole_row_tile": lambda i, s: _colsum(i["X"], s["rows"] - 64) if s["rows"] % 64 == 0 and s["rows"] >= 64 else _colsum(i["X"]),
     "chunk_count_off_by_one": lambda i, s: _colsum(i["X"], min(s["rows"], (s["rows"] + 30) // 32 * 32)),
-    "pairs_drop_odd_tail": lambda i, s: _nan_cols(_colsum(i["X"]), [s["cols"] - 1]) if s["cols"] % 2 else _colsum(i["X"]),
+    "odd_tail": lambda i, s: _nan_cols(_colsum(i["X"]), [s["cols"] - 1]) if s["cols"] % 2 else _colsum(i["X"]),
 }
 
 EMULATED = {"gemm": GEMM, "gemm_fast": GEMM, "col_sum": COL_SUM}
+# gemm_fast has gemm's contract and correctness sizes (test_gemm_fast_shares_gemms_sizes), so its
+# class-catching wrong solutions are gemm's files, graded on the GPU under gemm.
+WRONG_FOLDER = {"gemm_fast": "gemm"}
+
+
+def _wrong_dir(ex_id):
+    return KERNELS / WRONG_FOLDER.get(ex_id, ex_id) / "solutions" / "wrong"
+
+
+def test_gemm_fast_shares_gemms_sizes():
+    a, b = load_exercise("gemm"), load_exercise("gemm_fast")
+    assert [dict(s) for s in a.correctness_sizes] == [dict(s) for s in b.correctness_sizes]
+    assert _classes("gemm") == _classes("gemm_fast")
 
 
 def _classes(ex_id):
@@ -84,7 +97,7 @@ CASES = [(ex, name) for ex, table in EMULATED.items() for name in table]
 
 @pytest.mark.parametrize("ex_id,name", CASES)
 def test_each_class_catches_its_wrong_solution(ex_id, name):
-    path = KERNELS / ex_id / "solutions" / "wrong" / f"{name}.cu"
+    path = _wrong_dir(ex_id) / f"{name}.cu"
     match = CATCHES_RE.search(path.read_text(encoding="utf-8"))
     assert match, f"{path} has no '// catches: CLASS' line"
     classes = _classes(ex_id)
@@ -96,7 +109,7 @@ def test_each_class_catches_its_wrong_solution(ex_id, name):
 @pytest.mark.parametrize("ex_id", list(EMULATED))
 def test_every_class_has_a_wrong_solution(ex_id):
     named = set()
-    for path in (KERNELS / ex_id / "solutions" / "wrong").glob("*.cu"):
+    for path in _wrong_dir(ex_id).glob("*.cu"):
         match = CATCHES_RE.search(path.read_text(encoding="utf-8"))
         if match:
             named |= {c.strip() for c in match.group(1).split(",")}

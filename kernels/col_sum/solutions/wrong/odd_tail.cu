@@ -1,5 +1,6 @@
 // WRONG on purpose: each thread handles a PAIR of columns and skips a pair that is incomplete,
 // so with an odd number of columns the last column is never written (even sizes pass).
+// catches: prime
 // launch: {"block": [256, 1, 1], "tile": [512, 1], "smem": 0}
 extern "C" __global__ void col_sum(const float* X, float* out, int rows, int cols)
 {
