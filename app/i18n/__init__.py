@@ -24,7 +24,13 @@ def translations(lang: str) -> gettext.NullTranslations:
     return gettext.translation(DOMAIN, localedir=LOCALES_DIR, languages=[lang], fallback=lang == "en")
 
 
+@lru_cache(maxsize=None)
 def gettext_for(lang: str):
+    """The catalog's gettext; Korean strings settle their particles (을/를 …) when formatted."""
+    if lang == "ko":
+        from app.i18n.korean import korean_gettext
+
+        return korean_gettext(translations(lang).gettext)
     return translations(lang).gettext
 
 

@@ -36,7 +36,7 @@ def test_signin_wrong_password_and_unknown_user_same_message(new_client):
         response = signin(client, name, password)
         assert response.status_code == 400
         assert "Wrong username or password." in response.text
-    assert "사용자 이름 또는 비밀번호가 올바르지 않습니다." in signin(client, "kim", "nope nope nope", lang="ko").text
+    assert "사용자 이름 또는 비밀번호가 올바르지 않아요." in signin(client, "kim", "nope nope nope", lang="ko").text
     ok = signin(client, "KIM", PASSWORD)  # names are case-insensitive
     assert ok.status_code == 303 and SESSION_COOKIE in ok.headers["set-cookie"]
 
@@ -89,7 +89,7 @@ def test_password_mismatch(new_client):
     token = form_token(client, "/ko/signup")
     response = client.post("/ko/signup", data={"csrf_token": token, "username": "kim", "password": PASSWORD,
                                                "password2": PASSWORD + "x"})
-    assert response.status_code == 400 and "두 비밀번호가 일치하지 않습니다." in response.text
+    assert response.status_code == 400 and "두 비밀번호가 일치하지 않아요." in response.text
 
 
 def test_signout_ends_the_session_on_the_server(user_client, app):
@@ -182,7 +182,7 @@ def test_signup_is_rate_limited_per_ip(new_client, app):
     for i in range(limit):
         signup(client, f"user{i}", password="short")
     response = signup(client, "late", lang="ko")
-    assert response.status_code == 429 and "시도가 너무 많습니다" in response.text
+    assert response.status_code == 429 and "시도가 너무 많아요" in response.text
 
 
 def test_sliding_window_forgets_old_attempts(new_client, app):

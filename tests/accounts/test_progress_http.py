@@ -119,7 +119,7 @@ def test_profile_shows_level_history_achievements_lessons(user_client):
     assert f'data-profile-lesson="{FIRST}"' in page and "No submissions yet." in page
     assert "1/12" in page
     korean = user_client.get("/ko/profile").text
-    assert "XP 기록" in korean and "아직 제출한 커널이 없습니다." in korean
+    assert "XP 기록" in korean and "아직 제출한 커널이 없어요." in korean
 
 
 def test_timezone_setting(user_client, app):

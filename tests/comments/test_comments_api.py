@@ -34,7 +34,7 @@ def test_visitors_read_but_cannot_post(kim, visitor):
     page = visitor.client.get(f"/en/lessons/{LESSON}")
     assert "Sign in to leave a comment." in page.text and "data-comment-form" not in page.text
     ko_page = visitor.client.get(f"/ko/lessons/{LESSON}")
-    assert "로그인하면 댓글을 남길 수 있습니다." in ko_page.text
+    assert "로그인하면 댓글을 남길 수 있어요." in ko_page.text
 
 
 def test_signed_in_lesson_page_has_composer_and_bell(kim):
@@ -161,7 +161,7 @@ def test_empty_whitespace_and_too_long_are_refused_in_both_languages(app, kim):
         response = kim.send("POST", f"/api/lessons/{LESSON}/comments", {"body": odd, "lang": "en"})
         assert response.status_code == 400 and response.json()["error"] == "empty", odd
     ko = kim.post_comment("  ", lang="ko").json()["message"]
-    assert ko == "내용을 입력해 주세요. 빈 댓글이나 공백만 있는 댓글은 올릴 수 없습니다."
+    assert ko == "내용을 입력해 주세요. 빈 댓글이나 공백만 있는 댓글은 올릴 수 없어요."
     app.state.comments.max_length = 50
     too_long = kim.post_comment("x" * 51, lang="en")
     assert too_long.status_code == 400

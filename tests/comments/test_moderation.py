@@ -44,7 +44,7 @@ def test_locked_thread_refuses_comments_and_replies(kim, lee, teacher, visitor):
     for response in (lee.post_comment("new", lang="en"), lee.post_comment("reply", parent_id=root, lang="en")):
         assert response.status_code == 409 and response.json()["error"] == "locked"
         assert response.json()["message"] == "This thread is locked: no new comments or replies."
-    assert lee.post_comment("새 댓글", lang="ko").json()["message"] == "이 스레드는 잠겨 있습니다. 새 댓글이나 답글을 달 수 없습니다."
+    assert lee.post_comment("새 댓글", lang="ko").json()["message"] == "이 스레드는 잠겨 있어요. 새 댓글이나 답글을 달 수 없어요."
     assert kim.send("PATCH", f"/api/comments/{root}", {"body": "changed"}).status_code == 409
     html = kim.listing()["html"]
     assert "This thread is locked" in html and 'data-action="reply"' not in html
@@ -108,7 +108,7 @@ def test_comment_reports_are_rate_limited_per_user(app, kim, lee):
     for comment_id in ids[:2]:
         assert lee.send("POST", f"/api/comments/{comment_id}/report", {"reason": "off topic"}).status_code == 201
     limited = lee.send("POST", f"/api/comments/{ids[2]}/report?lang=ko", {"reason": "off topic", "lang": "ko"})
-    assert limited.status_code == 429 and "신고가 너무 많습니다" in limited.json()["message"]
+    assert limited.status_code == 429 and "신고가 너무 많아요" in limited.json()["message"]
 
 
 def test_learners_cannot_use_the_inbox_actions(kim, lee, teacher):

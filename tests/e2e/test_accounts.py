@@ -99,7 +99,7 @@ def test_sign_in_form_shows_a_bilingual_error(browser, server_url):
     page.fill("input[name=username]", "nobody-here")
     page.fill("input[name=password]", "wrong password 123")
     page.locator("form[data-auth-form] button[type=submit]").click()
-    assert "사용자 이름 또는 비밀번호가 올바르지 않습니다." in page.locator(".form-error").inner_text()
+    assert "사용자 이름 또는 비밀번호가 올바르지 않아요." in page.locator(".form-error").inner_text()
     context.close()
 
 
@@ -117,7 +117,7 @@ def test_signed_in_mark_complete_goes_to_the_server(browser, server_url, artifac
     page.locator("form[data-auth-form] button[type=submit]").click()
     page.wait_for_url(re.compile(rf"/ko/lessons/{slug}$"))
     assert page.locator(".account-nav [data-account-name]").inner_text() == name
-    assert "계정에 저장됩니다" in page.locator(".progress-card .local-note").inner_text()
+    assert "계정에 저장돼요" in page.locator(".progress-card .local-note").inner_text()
     page.locator("[data-mark-complete]").click()
     page.wait_for_selector("[data-strip][data-completed*='parallel-reduction']")
     assert "업적 달성" in page.locator("[data-announce]").inner_text()

@@ -46,7 +46,7 @@ def test_compile_error_fragment_points_at_learner_lines_in_both_languages(app_cl
     assert 'data-verdict="COMPILE_ERROR"' in en.text
     assert 'data-jump-line="3"' in en.text and "Compile error" in en.text
     ko = client.get(f"/ko/panel/submissions/{sub_id}", headers=bearer(token)).text
-    assert "컴파일 오류" in ko or "컴파일되지 않았습니다" in ko
+    assert "컴파일 오류" in ko or "컴파일되지 않았어요" in ko
 
 
 def test_awaiting_gpu_fragment_history_and_diff(app_client):

@@ -73,7 +73,7 @@ def test_missing_language_falls_back_with_a_notice(tmp_path, lessons_dir, write_
     assert snapshot.errors == [] and any("no ko.md" in p.message for p in snapshot.problems)
     with _app(make_settings, tmp_path, lessons_dir) as client:
         page = client.get("/ko/lessons/english-only").text
-        assert "이 레슨은 아직 한국어로 번역되지 않아 영어 원문으로 보여 드립니다." in page
+        assert "이 레슨은 아직 한국어로 번역되지 않아 영어 원문으로 보여 드려요." in page
         assert "English title english-only" in page
         assert '<article class="lesson" lang="en"' in page
         english = client.get("/en/lessons/english-only").text

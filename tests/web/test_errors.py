@@ -19,7 +19,7 @@ def test_not_found_is_a_page_not_a_traceback(client, url):
 
 
 def test_404_speaks_the_language_of_the_url(client):
-    assert "없는 페이지입니다" in client.get("/ko/lessons/nope").text
+    assert "없는 페이지예요" in client.get("/ko/lessons/nope").text
     assert "This page does not exist" in client.get("/en/lessons/nope").text
 
 
@@ -36,7 +36,7 @@ def test_500_page_in_both_languages(settings, make_settings):
         raise RuntimeError("kaboom")
 
     with TestClient(app, raise_server_exceptions=False) as client:
-        for lang, phrase in (("ko", "서버에서 문제가 생겼습니다"), ("en", "Something went wrong on our side")):
+        for lang, phrase in (("ko", "서버에서 문제가 생겼어요"), ("en", "Something went wrong on our side")):
             response = client.get(f"/{lang}/boom")
             assert response.status_code == 500
             assert phrase in response.text and "kaboom" not in response.text

@@ -50,7 +50,7 @@ def test_every_page_has_switch_and_hreflang(client):
 def test_ui_strings_are_translated(client):
     ko = client.get("/ko/").text
     en = client.get("/en/").text
-    assert "레슨" in ko and "진행 상황은 이 브라우저에만 저장됩니다" in ko
+    assert "레슨" in ko and "진행 상황은 이 브라우저에만 저장돼요" in ko
     assert "Lessons" in en and "Progress is stored in this browser only" in en
 
 

@@ -55,7 +55,7 @@ def test_lesson_page_sections(client):
     assert "External links" in page and "Exercise" in page and f"<code>{lesson.meta.exercise}</code>" in page
     assert "Progress is stored in this browser only" in page and "data-mark-complete" in page
     ko_page = client.get(f"/ko/lessons/{lesson.slug}").text
-    assert "외부 링크" in ko_page and "진행 상황은 이 브라우저에만 저장됩니다" in ko_page
+    assert "외부 링크" in ko_page and "진행 상황은 이 브라우저에만 저장돼요" in ko_page
     for link in lesson.meta.links:
         assert html.escape(link.title.ko) in ko_page
 

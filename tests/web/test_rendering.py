@@ -101,7 +101,7 @@ def test_measured_block_without_results_says_so(tmp_path, lessons_dir, make_sett
     _lesson_with_measured(write_lesson, lessons_dir)
     with TestClient(create_app(make_settings(tmp_path, lessons_dir=lessons_dir))) as client:
         assert "No measurements on this server yet" in client.get("/en/lessons/measured").text
-        assert "이 서버에서는 아직 측정한 결과가 없습니다" in client.get("/ko/lessons/measured").text
+        assert "이 서버에서는 아직 측정한 결과가 없어요" in client.get("/ko/lessons/measured").text
 
 
 def test_measured_block_shows_newest_results(tmp_path, lessons_dir, make_settings, write_lesson):
