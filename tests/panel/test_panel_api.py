@@ -91,6 +91,18 @@ def test_full_result_fragment(app_client):
     assert re.search(r"XP earned</dt><dd>70</dd>", html)
 
 
+def test_a_tier_below_one_reads_as_a_share_of_the_baseline(app_client):
+    """Issue 17 item 7: the cuBLAS tier (0.5) reads "at least 50 % of the speed of", never "0.5× faster"."""
+    client = app_client(dispatcher_enabled=False)
+    token = add_user(client.app, "alice")
+    sub_id = insert_graded(client.app, "alice", passed_result(fast=True))
+    en = client.get(f"/en/panel/submissions/{sub_id}", headers=bearer(token)).text
+    ko = client.get(f"/ko/panel/submissions/{sub_id}", headers=bearer(token)).text
+    assert "at least 50% of the speed of" in en and "0.5× faster" not in en
+    assert "속도의 50% 이상" in ko and "0.5배" not in ko
+    assert "1.05× faster than" in en  # tiers above one keep their wording
+
+
 def test_server_validates_launch_requests(app_client):
     client = app_client()
     token = add_user(client.app, "alice")
