@@ -17,10 +17,13 @@ from kernels.ladder.rungs import Rung, discover
 
 DESCRIPTIONS_FILE = "rungs.yaml"
 NOTES_FILE = "NOTES.md"
+NOTES_KO_FILE = "NOTES.ko.md"  # Korean paragraphs (## 단계별 …, ## 목표); a missing one falls back to English
 # NOTES.md keeps one paragraph per rung under this heading, each starting with **NN_stem**.
 _RUNG_SECTION = re.compile(r"^## Rung by rung\b.*?$(.*?)(?=^## |\Z)", re.M | re.S)
 _RUNG_PARAGRAPH = re.compile(r"^\*\*(\d\d_[a-z0-9_]+)\*\*", re.M)
 _TARGETS_SECTION = re.compile(r"^## Targets\s*$(.*?)(?=^## |\Z)", re.M | re.S)
+_RUNG_SECTION_KO = re.compile(r"^## 단계별\b.*?$(.*?)(?=^## |\Z)", re.M | re.S)
+_TARGETS_SECTION_KO = re.compile(r"^## 목표\s*$(.*?)(?=^## |\Z)", re.M | re.S)
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,7 @@ class RungText:
     title: dict[str, str]          # {"ko": ..., "en": ...}
     teaches: dict[str, str]
     notes_markdown: str            # English, from NOTES.md ("" when the rung has no paragraph)
+    notes_ko: str = ""             # Korean, from NOTES.ko.md ("" falls back to notes_markdown)
 
     @property
     def number(self) -> int:
@@ -47,6 +51,7 @@ class RungText:
 class LadderContent:
     rungs: list[RungText]
     targets_markdown: str          # NOTES.md's "Targets" section (English), "" when absent
+    targets_ko: str = ""           # NOTES.ko.md's "목표" section, "" falls back to English
 
     def select(self, first: int, last: int) -> list[RungText]:
         return [r for r in self.rungs if first <= r.number <= last]
@@ -57,9 +62,9 @@ def load_descriptions(path: Path) -> dict[str, dict]:
     return data if isinstance(data, dict) else {}
 
 
-def notes_paragraphs(text: str) -> dict[str, str]:
+def notes_paragraphs(text: str, section_re: re.Pattern = _RUNG_SECTION) -> dict[str, str]:
     """{stem: markdown} for each **NN_stem** paragraph of the "Rung by rung" section."""
-    section = _RUNG_SECTION.search(text)
+    section = section_re.search(text)
     if not section:
         return {}
     body = section.group(1)
@@ -85,13 +90,18 @@ def load_content(ladder_dir: Path) -> LadderContent:
     notes = notes_path.read_text(encoding="utf-8") if notes_path.is_file() else ""
     paragraphs = notes_paragraphs(notes)
     targets = _TARGETS_SECTION.search(notes)
+    ko_path = ladder_dir / NOTES_KO_FILE
+    notes_ko = ko_path.read_text(encoding="utf-8") if ko_path.is_file() else ""
+    paragraphs_ko = notes_paragraphs(notes_ko, _RUNG_SECTION_KO)
+    targets_ko = _TARGETS_SECTION_KO.search(notes_ko)
     rungs = []
     for rung in discover(ladder_dir) if ladder_dir.is_dir() else []:
         entry = descriptions.get(rung.stem) or {}
         rungs.append(RungText(rung=rung, title=_fallback_text(entry.get("title"), rung),
                               teaches=_fallback_text(entry.get("teaches"), rung),
-                              notes_markdown=paragraphs.get(rung.stem, "")))
-    return LadderContent(rungs=rungs, targets_markdown=targets.group(1).strip() if targets else "")
+                              notes_markdown=paragraphs.get(rung.stem, ""), notes_ko=paragraphs_ko.get(rung.stem, "")))
+    return LadderContent(rungs=rungs, targets_markdown=targets.group(1).strip() if targets else "",
+                         targets_ko=targets_ko.group(1).strip() if targets_ko else "")
 
 
 class ContentStore:
@@ -107,7 +117,7 @@ class ContentStore:
         if not self.ladder_dir.is_dir():
             return ()
         files = sorted(self.ladder_dir.glob("[0-9][0-9]_*.cu")) + [
-            self.ladder_dir / DESCRIPTIONS_FILE, self.ladder_dir / NOTES_FILE]
+            self.ladder_dir / DESCRIPTIONS_FILE, self.ladder_dir / NOTES_FILE, self.ladder_dir / NOTES_KO_FILE]
         return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.is_file())
 
     def get(self) -> LadderContent:

@@ -12,6 +12,11 @@ from app.rendering.markdown import render_markdown
 from app.templating import page_context
 
 
+def _notes_html(markdown: str, lang: str):
+    """NOTES text (Korean from NOTES.ko.md on Korean pages, English otherwise) as HTML."""
+    return Markup(render_markdown(markdown, lang).html) if markdown else ""
+
+
 def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict:
     _ = gettext_for(lang)
     r = rung.rung
@@ -25,7 +30,7 @@ def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict
         "baseline": BASELINE_NAMES[present.baseline_of(rung)], "arch": r.arch,
         "block": "×".join(map(str, r.block)), "tile": f"{r.tile[1]}×{r.tile[0]}", "lines": lines,
         "source_html": Markup(code),
-        "notes_html": Markup(render_markdown(rung.notes_markdown, "en").html) if rung.notes_markdown else "",
+        "notes_html": _notes_html(rung.notes_ko if lang == "ko" and rung.notes_ko else rung.notes_markdown, lang),
         "measured": measured,
         "table_html": Markup(present.rung_table(rung, results, lang)) if measured else "",
         "resources": present.resources(rung, results) if measured else {},
@@ -42,6 +47,6 @@ def page_context_for(lang: str, content: LadderContent, documents: list[dict], s
         caption=present.caption(results, lang) if has_numbers else "",
         chart_html=Markup(present.overview_chart(content.rungs, results, lang, "ladder-overview")) if has_numbers else "",
         not_measured_html=Markup(present.not_measured(lang)),
-        targets_html=Markup(render_markdown(content.targets_markdown, "en").html) if content.targets_markdown else "",
+        targets_html=_notes_html(content.targets_ko if lang == "ko" and content.targets_ko else content.targets_markdown, lang),
     )
     return context
