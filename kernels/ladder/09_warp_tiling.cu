@@ -1,5 +1,5 @@
 // 09_warp_tiling — a larger thread tile, 8×16 outputs per thread (128×256 block, 2×4 warp tiles of 64×64).
-// launch: block=256,1,1 tile=256,128 smem=0
+// launch: block=256,1,1 tile=256,128 smem=49664
 // dtype: f32
 // arch: sm_90
 //
@@ -9,16 +9,21 @@
 // 8 distinct float4 of A and 4 distinct float4 of B per load instruction, one wavefront each.
 // (2) The per-thread tile doubles to 8×16 (128 accumulators) and the block tile to 128×256: per k
 // a thread issues 6 float4 shared loads for 128 FMAs (08: 4 for 64), and each byte copied from
-// global memory feeds 1.5× more math. The copies stay as in 08: one float4 of A and two of B per
-// thread, staged in registers, written to the other of two shared buffers after the math.
+// global memory feeds 1.5× more math. The copies work as in 08 (staged in registers, written to
+// the other of two shared buffers after the math), with (3) a k-step of 16 instead of 8: two float4
+// of A and four of B per thread, 49.6 KB of shared memory (dynamic: over the 48 KB static limit),
+// so the block meets at a barrier every 2048 FMAs per thread instead of every 1024 — with one
+// block per SM nothing else runs while it waits there; and (4) the grouped block order of rung 12,
+// so the blocks running together share panels of A and B in L2.
 // Why it should be faster: fewer shared-memory instructions and wavefronts per FMA, fewer global
-// bytes per FLOP. Cost: 225 registers, so only one 256-thread block (8 warps) fits per SM; the
+// bytes per FLOP. Cost: 243 registers, so only one 256-thread block (8 warps) fits per SM; the
 // 64 independent FMAs per loaded value must hide latency instead of other warps.
-// History: a first version (kept as experiments/89_warp_128x128.cu: 64×32 warp tiles, 8×8 per
-// thread, BK 16, two blocks per SM) measured the same as 08 (41.1 vs 41.3 TFLOP/s at 4096³, H200).
+// History: (3) and (4) came last (issue 20; experiments/80-82: +4.5 % from the grouped order, +4 %
+// more from BK 16, 41.7 -> 45.5 TFLOP/s at 4096³ on an H100). A first version (kept as
+// experiments/89_warp_128x128.cu: 64×32 warp tiles, 8×8 per thread, BK 16, two blocks per SM) measured the same as 08 (41.1 vs 41.3 TFLOP/s at 4096³, H200).
 #define BM 128
 #define BN 256
-#define BK 8
+#define BK 16
 #define NT 256
 #define APAD 4
 #define WM 64
@@ -40,8 +45,9 @@ __device__ __forceinline__ float4 load4_guarded(const float* p, int row, int col
 extern "C" __global__ void __launch_bounds__(NT, 1)
 gemm(const float* A, const float* B, float* C, int M, int N, int K)
 {
-    __shared__ __align__(16) float As[2][BK][BM + APAD];
-    __shared__ __align__(16) float Bs[2][BK][BN];
+    extern __shared__ __align__(16) float smem_f[];
+    float (*As)[BK][BM + APAD] = reinterpret_cast<float (*)[BK][BM + APAD]>(smem_f);
+    float (*Bs)[BK][BN] = reinterpret_cast<float (*)[BK][BN]>(smem_f + 2 * BK * (BM + APAD));
 
     const int t = threadIdx.x;
     const int warp = t >> 5, lane = t & 31;
@@ -49,18 +55,23 @@ gemm(const float* A, const float* B, float* C, int M, int N, int K)
     const int wCol = (warp & 3) * WN;           // 4 warps across
     const int lr = (lane >> 2) * 4;             // 8 lanes down  × 4 rows
     const int lc = (lane & 3) * 4;              // 4 lanes across × 4 columns
-    const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
+    // Grouped block order (as rung 12): blocks running together share A and B panels in L2.
+    const int gridN = gridDim.x, gridM = gridDim.y;
+    const int bid = blockIdx.y * gridN + blockIdx.x;
+    const int perGroup = 8 * gridN;
+    const int firstM = (bid / perGroup) * 8;
+    const int groupRows = min(gridM - firstM, 8);
+    const int rowBase = (firstM + (bid % perGroup) % groupRows) * BM;
+    const int colBase = ((bid % perGroup) / groupRows) * BN;
     const bool aVec = (K & 3) == 0;
     const bool bVec = (N & 3) == 0;
 
-    // A tile 128×8 = 256 float4 (1 per thread); B tile 8×256 = 512 float4 (2 per thread).
-    const int aRow = t >> 1, aK = (t & 1) * 4;
-    int bRow[2], bCol[2];
+    // A tile 128×16 = 512 float4 (2 per thread); B tile 16×256 = 1024 float4 (4 per thread).
+    int aRow[2], aK[2], bRow[4], bCol[4];
 #pragma unroll
-    for (int p = 0; p < 2; ++p) {
-        const int idx = t + p * NT;
-        bRow[p] = idx >> 6;  bCol[p] = (idx & 63) * 4;
-    }
+    for (int p = 0; p < 2; ++p) { const int idx = t + p * NT; aRow[p] = idx >> 2; aK[p] = (idx & 3) * 4; }
+#pragma unroll
+    for (int p = 0; p < 4; ++p) { const int idx = t + p * NT; bRow[p] = idx >> 6; bCol[p] = (idx & 63) * 4; }
 
     float acc[8][16];   // [wm*4+i][wn*4+j]
 #pragma unroll
@@ -68,12 +79,15 @@ gemm(const float* A, const float* B, float* C, int M, int N, int K)
 #pragma unroll
         for (int j = 0; j < 16; ++j) acc[i][j] = 0.0f;
 
-    float4 pa, pb[2];
-    pa = load4_guarded(A, rowBase + aRow, aK, M, K, aVec);
-    As[0][aK + 0][aRow] = pa.x; As[0][aK + 1][aRow] = pa.y;
-    As[0][aK + 2][aRow] = pa.z; As[0][aK + 3][aRow] = pa.w;
+    float4 pa[2], pb[4];
 #pragma unroll
     for (int p = 0; p < 2; ++p) {
+        pa[p] = load4_guarded(A, rowBase + aRow[p], aK[p], M, K, aVec);
+        As[0][aK[p] + 0][aRow[p]] = pa[p].x; As[0][aK[p] + 1][aRow[p]] = pa[p].y;
+        As[0][aK[p] + 2][aRow[p]] = pa[p].z; As[0][aK[p] + 3][aRow[p]] = pa[p].w;
+    }
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
         pb[p] = load4_guarded(B, bRow[p], colBase + bCol[p], K, N, bVec);
         *reinterpret_cast<float4*>(&Bs[0][bRow[p]][bCol[p]]) = pb[p];
     }
@@ -83,9 +97,11 @@ gemm(const float* A, const float* B, float* C, int M, int N, int K)
     for (int k0 = 0; k0 < K; k0 += BK) {
         const bool more = k0 + BK < K;
         if (more) {
-            pa = load4_guarded(A, rowBase + aRow, k0 + BK + aK, M, K, aVec);
 #pragma unroll
             for (int p = 0; p < 2; ++p)
+                pa[p] = load4_guarded(A, rowBase + aRow[p], k0 + BK + aK[p], M, K, aVec);
+#pragma unroll
+            for (int p = 0; p < 4; ++p)
                 pb[p] = load4_guarded(B, k0 + BK + bRow[p], colBase + bCol[p], K, N, bVec);
         }
 
@@ -108,10 +124,13 @@ gemm(const float* A, const float* B, float* C, int M, int N, int K)
 
         if (more) {
             const int nb = buf ^ 1;
-            As[nb][aK + 0][aRow] = pa.x; As[nb][aK + 1][aRow] = pa.y;
-            As[nb][aK + 2][aRow] = pa.z; As[nb][aK + 3][aRow] = pa.w;
 #pragma unroll
-            for (int p = 0; p < 2; ++p)
+            for (int p = 0; p < 2; ++p) {
+                As[nb][aK[p] + 0][aRow[p]] = pa[p].x; As[nb][aK[p] + 1][aRow[p]] = pa[p].y;
+                As[nb][aK[p] + 2][aRow[p]] = pa[p].z; As[nb][aK[p] + 3][aRow[p]] = pa[p].w;
+            }
+#pragma unroll
+            for (int p = 0; p < 4; ++p)
                 *reinterpret_cast<float4*>(&Bs[nb][bRow[p]][bCol[p]]) = pb[p];
         }
         __syncthreads();

@@ -22,7 +22,9 @@ from pathlib import Path
 from . import rungs as rung_mod
 from .clocks import ClockWatch
 
-ODD_SIZES = [(1, 1, 1), (17, 17, 17), (33, 33, 33), (127, 127, 127), (129, 129, 129), (100, 257, 65)]
+ODD_SIZES = [(1, 1, 1), (17, 17, 17), (33, 33, 33), (127, 127, 127), (129, 129, 129), (100, 257, 65),
+             # multiples of 8 ending in partial tiles: the 16-byte, cp.async and TMA paths at the edges
+             (264, 136, 200), (100, 264, 72)]
 DEFAULT_SIZES = [1024, 2048, 4096, 8192]
 BASELINE = {"f32": "cublas_sgemm", "f16": "cublas_hgemm"}
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"

@@ -5,6 +5,11 @@ Each rung kernels/ladder/NN_name.cu starts with comment lines such as
     // dtype: f32            (f32: float A, B, C;  f16: half A, B (bit patterns), float C)
     // arch: sm_90           (sm_90a for rungs that use Hopper-only instructions)
 The grid follows the exercise contract: (ceil(N / tile[0]), ceil(M / tile[1]), 1).
+Two optional lines, for the Hopper rungs (14 on):
+    // tma: A=64x128 B=64x64 (the kernel takes two more parameters, CUtensorMaps passed by value as
+                             __grid_constant__, for A and B, built by the host with these boxes:
+                             elements along the contiguous dimension × rows, 128-byte swizzle)
+    // grid: persistent      (one block per SM, at most one per tile; the kernel loops over tiles)
 """
 from __future__ import annotations
 
@@ -18,6 +23,8 @@ KERNEL_NAME = "gemm"
 _LAUNCH = re.compile(r"^//\s*launch:\s*block=(\d+),(\d+),(\d+)\s+tile=(\d+),(\d+)\s+smem=(\d+)\s*$", re.M)
 _DTYPE = re.compile(r"^//\s*dtype:\s*(f32|f16)\s*$", re.M)
 _ARCH = re.compile(r"^//\s*arch:\s*(sm_90a?)\s*$", re.M)
+_TMA = re.compile(r"^//\s*tma:\s*A=(\d+)x(\d+)\s+B=(\d+)x(\d+)\s*$", re.M)
+_PERSISTENT = re.compile(r"^//\s*grid:\s*persistent\s*$", re.M)
 _TITLE = re.compile(r"^//\s*\d\d_\w+\s+—\s+(.+)$", re.M)
 
 
@@ -31,6 +38,9 @@ class Rung:
     dtype: str                     # "f32" | "f16"
     arch: str                      # "sm_90" | "sm_90a"
     title: str                     # the header's one-line summary
+    tma: tuple[tuple[int, int], tuple[int, int]] | None = None   # TMA boxes of A and B (see above)
+    persistent: bool = False
+
 
     @property
     def number(self) -> int:
@@ -40,8 +50,13 @@ class Rung:
     def source(self) -> str:
         return self.path.read_text(encoding="utf-8")
 
-    def grid(self, M: int, N: int) -> tuple[int, int, int]:
-        return ((N + self.tile[0] - 1) // self.tile[0], (M + self.tile[1] - 1) // self.tile[1], 1)
+    def grid(self, M: int, N: int, sm_count: int | None = None) -> tuple[int, int, int]:
+        gx, gy = (N + self.tile[0] - 1) // self.tile[0], (M + self.tile[1] - 1) // self.tile[1]
+        if self.persistent:
+            if sm_count is None:
+                raise ValueError(f"{self.stem} is persistent: its grid needs the GPU's SM count")
+            return (min(gx * gy, sm_count), 1, 1)
+        return (gx, gy, 1)
 
 
 class HeaderError(ValueError):
@@ -55,9 +70,13 @@ def parse_rung(path: Path) -> Rung:
     if missing:
         raise HeaderError(f"{path.name}: header line(s) missing or malformed: {', '.join(missing)}")
     b = tuple(int(launch.group(i)) for i in (1, 2, 3))
+    tma_m = _TMA.search(text)
+    tma = (((int(tma_m.group(1)), int(tma_m.group(2))), (int(tma_m.group(3)), int(tma_m.group(4))))
+           if tma_m else None)
     return Rung(stem=path.stem, path=path, block=b,  # type: ignore[arg-type]
                 tile=(int(launch.group(4)), int(launch.group(5))), smem=int(launch.group(6)),
-                dtype=dtype.group(1), arch=arch.group(1), title=title.group(1).strip())
+                dtype=dtype.group(1), arch=arch.group(1), title=title.group(1).strip(),
+                tma=tma, persistent=_PERSISTENT.search(text) is not None)
 
 
 def discover(directory: Path = LADDER_DIR) -> list[Rung]:

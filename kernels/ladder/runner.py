@@ -1,7 +1,8 @@
 """Load a compiled rung on the GPU and launch it (CuPy). Shared by the benchmark and the GPU tests."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import ctypes
+from dataclasses import dataclass, field
 
 import cupy as cp
 import numpy as np
@@ -22,13 +23,73 @@ class LoadedRung:
     static_smem: int
     local_bytes: int
 
+    sm_count: int = 0
+    _maps: dict = field(default_factory=dict)
+
     @property
     def shared_bytes(self) -> int:
         return self.static_smem + self.rung.smem
 
     def launch(self, A, B, C, M: int, N: int, K: int) -> None:
-        self.function(self.rung.grid(M, N), self.rung.block,
-                      (A, B, C, np.int32(M), np.int32(N), np.int32(K)), shared_mem=self.rung.smem)
+        grid = self.rung.grid(M, N, self.sm_count)
+        if self.rung.tma is None:
+            self.function(grid, self.rung.block,
+                          (A, B, C, np.int32(M), np.int32(N), np.int32(K)), shared_mem=self.rung.smem)
+            return
+        # Two more by-value parameters (CUtensorMap, 128 bytes each): CuPy's kernel call passes only
+        # arrays and scalars, so these rungs go through the driver's cuLaunchKernel directly.
+        key = (A.data.ptr, B.data.ptr, M, N, K)
+        if key not in self._maps:
+            self._maps.clear()
+            (abx, aby), (bbx, bby) = self.rung.tma
+            if K % 8 == 0 and N % 8 == 0:     # a tensor map needs 16-byte row strides
+                self._maps[key] = (tensor_map_2d(A.data.ptr, M, K, abx, aby), tensor_map_2d(B.data.ptr, K, N, bbx, bby))
+            else:                            # the kernel copies by hand and never reads the maps
+                self._maps[key] = (_aligned_map_buffer(), _aligned_map_buffer())
+        (bufA, addrA), (bufB, addrB) = self._maps[key]
+        values = [ctypes.c_uint64(A.data.ptr), ctypes.c_uint64(B.data.ptr), ctypes.c_uint64(C.data.ptr),
+                  ctypes.c_int32(M), ctypes.c_int32(N), ctypes.c_int32(K)]
+        params = (ctypes.c_void_p * 8)(*[ctypes.addressof(v) for v in values], addrA, addrB)
+        driver.launchKernel(self.function.ptr, *grid, *self.rung.block, self.rung.smem,
+                            cp.cuda.get_current_stream().ptr, ctypes.addressof(params), 0)
+
+
+# ------------------------------------------------------------------------------- TMA tensor maps
+# cuTensorMapEncodeTiled from the CUDA driver library, through ctypes: CuPy exposes cuLaunchKernel
+# (cupy_backends.cuda.api.driver.launchKernel) but not the tensor-map encoder, and the image's
+# Python has no cuda-python bindings to rely on. Enum values from cuda.h (CUDA 12/13).
+CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6
+CU_TENSOR_MAP_INTERLEAVE_NONE = 0
+CU_TENSOR_MAP_SWIZZLE_128B = 3
+CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3
+CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0      # out-of-bounds elements of a box arrive as zeros
+_libcuda = None
+
+
+def _aligned_map_buffer():
+    """128 zero bytes at a 64-byte-aligned address (cuTensorMapEncodeTiled requires it)."""
+    buf = ctypes.create_string_buffer(128 + 64)
+    addr = (ctypes.addressof(buf) + 63) & ~63
+    return buf, addr
+
+
+def tensor_map_2d(ptr: int, rows: int, cols: int, box_cols: int, box_rows: int):
+    """Tensor map of a row-major rows×cols float16 matrix at device address ptr, copied in boxes of
+    box_rows × box_cols with the 128-byte swizzle (wgmma's layout). Returns (buffer, address)."""
+    global _libcuda
+    if _libcuda is None:
+        _libcuda = ctypes.CDLL("libcuda.so.1")
+        _libcuda.cuTensorMapEncodeTiled.restype = ctypes.c_int
+    buf, addr = _aligned_map_buffer()
+    u64, u32 = ctypes.c_uint64, ctypes.c_uint32
+    res = _libcuda.cuTensorMapEncodeTiled(
+        ctypes.c_void_p(addr), ctypes.c_int(CU_TENSOR_MAP_DATA_TYPE_FLOAT16), u32(2), ctypes.c_void_p(ptr),
+        (u64 * 2)(cols, rows), (u64 * 1)(cols * 2), (u32 * 2)(box_cols, box_rows), (u32 * 2)(1, 1),
+        ctypes.c_int(CU_TENSOR_MAP_INTERLEAVE_NONE), ctypes.c_int(CU_TENSOR_MAP_SWIZZLE_128B),
+        ctypes.c_int(CU_TENSOR_MAP_L2_PROMOTION_L2_256B), ctypes.c_int(CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
+    if res != 0:
+        raise RuntimeError(f"cuTensorMapEncodeTiled failed (CUresult {res}) for {rows}x{cols}, box {box_rows}x{box_cols}")
+    return buf, addr
 
 
 def load(rung: Rung) -> LoadedRung:
@@ -40,7 +101,8 @@ def load(rung: Rung) -> LoadedRung:
         # Dynamic shared memory above 48 KB must be opted into per kernel.
         driver.funcSetAttribute(fn.ptr, driver.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, rung.smem)
     attr = lambda a: int(driver.funcGetAttribute(a, fn.ptr))
-    return LoadedRung(rung=rung, module=module, function=fn,
+    sm_count = int(cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["multiProcessorCount"])
+    return LoadedRung(rung=rung, module=module, function=fn, sm_count=sm_count,
                       registers=attr(driver.CU_FUNC_ATTRIBUTE_NUM_REGS),
                       static_smem=attr(driver.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
                       local_bytes=attr(driver.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES))

@@ -16,7 +16,8 @@ BY_STEM = {r.stem: r for r in RUNGS}
 EXPECTED = [
     "01_naive", "02_coalesced", "03_smem_tiling", "04_1d_thread_tiling", "05_2d_register_tiling",
     "06_vectorized_transposed_a", "07_bank_conflict_free", "08_double_buffering", "09_warp_tiling",
-    "10_wmma_tensor_cores", "11_mma_sync_ldmatrix", "12_cp_async_pipeline",
+    "10_wmma_tensor_cores", "11_mma_sync_ldmatrix", "12_cp_async_pipeline", "13_wgmma",
+    "14_tma_mbarrier", "15_warp_specialized", "16_persistent",
 ]
 F32_SIGNATURE = re.compile(
     r'extern "C" __global__ void\s+(?:__launch_bounds__\([^)]*\)\s+)?'
@@ -24,7 +25,14 @@ F32_SIGNATURE = re.compile(
 F16_SIGNATURE = re.compile(
     r'extern "C" __global__ void\s+(?:__launch_bounds__\([^)]*\)\s+)?'
     r"gemm\(const f16bits\* A, const f16bits\* B, float\* C, int M, int N, int K\)")
+# Rungs with a "// tma:" header take the two tensor maps after the exercise's parameters.
+TMA_SIGNATURE = re.compile(
+    r'extern "C" __global__ void\s+(?:__launch_bounds__\([^)]*\)\s+)?'
+    r"gemm\(const f16bits\* A, const f16bits\* B, float\* C, int M, int N, int K,\s*"
+    r"const __grid_constant__ TensorMap mapA, const __grid_constant__ TensorMap mapB\)")
 
+TMA_LOAD = r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes"
+WGMMA_256 = r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.f16\.f16"
 # What each rung must show in its PTX (regexes) and must NOT show (to pin what it is not).
 V4_GLOBAL = r"ld\.global(?:\.nc)?\.v4\.(?:f32|u32|b32)"
 MARKERS: dict[str, tuple[list[str], list[str]]] = {
@@ -36,7 +44,8 @@ MARKERS: dict[str, tuple[list[str], list[str]]] = {
     "06_vectorized_transposed_a": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"st\.global\.v4\.f32"], []),
     "07_bank_conflict_free": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"\[4224\]"], []),   # 8 × (128+4) floats
     "08_double_buffering": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"\[8448\]"], []),     # two padded A buffers
-    "09_warp_tiling": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"\[16384\]"], [r"cp\.async"]),  # Bs: 2 × 8 × 256 floats
+    # 09: dynamic shared memory (2 × 16 × (128+4) + 2 × 16 × 256 floats), plain loads, no cp.async.
+    "09_warp_tiling": ([V4_GLOBAL, r"ld\.shared\.v4\.f32", r"\.extern \.shared \.align 16 \.b8 smem_f\[\]"], [r"cp\.async"]),
     "10_wmma_tensor_cores": ([r"wmma\.load\.a\.sync", r"wmma\.load\.b\.sync", r"wmma\.mma\.sync",
                               r"wmma\.store\.d\.sync"], [r"mma\.sync\.aligned\.m16n8k16", r"ldmatrix"]),
     "11_mma_sync_ldmatrix": ([r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32",
@@ -47,6 +56,20 @@ MARKERS: dict[str, tuple[list[str], list[str]]] = {
     "13_wgmma": ([r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.f16\.f16", r"wgmma\.fence",
                   r"wgmma\.commit_group", r"wgmma\.wait_group", r"fence\.proxy\.async\.shared::cta",
                   r"cp\.async\.cg\.shared\.global"], [r"ldmatrix", r"mma\.sync\.aligned\.m16n8k16"]),
+    # 14: the copy engine fills the stages (no cp.async), completion counted by mbarriers.
+    "14_tma_mbarrier": ([TMA_LOAD, r"mbarrier\.init\.shared::cta\.b64", r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64",
+                         r"mbarrier\.try_wait\.parity\.shared::cta\.b64", WGMMA_256, r"wgmma\.wait_group\.sync\.aligned 0",
+                         r"bar\.sync"],
+                        [r"cp\.async\.cg", r"cp\.async\.wait_group", r"setmaxnreg", r"ldmatrix"]),
+    # 15: producer/consumer roles with register hand-over; one wgmma batch kept in flight.
+    "15_warp_specialized": ([TMA_LOAD, r"mbarrier\.arrive\.expect_tx", r"mbarrier\.try_wait\.parity",
+                             r"setmaxnreg\.dec\.sync\.aligned\.u32 40", r"setmaxnreg\.inc\.sync\.aligned\.u32 232",
+                             WGMMA_256, r"wgmma\.wait_group\.sync\.aligned 1"],
+                            [r"cp\.async\.cg", r"ldmatrix"]),
+    "16_persistent": ([TMA_LOAD, r"mbarrier\.arrive\.expect_tx", r"setmaxnreg\.dec\.sync\.aligned\.u32 40",
+                       r"setmaxnreg\.inc\.sync\.aligned\.u32 232", WGMMA_256, r"wgmma\.wait_group\.sync\.aligned 1",
+                       r"%nctaid\.x"],        # the tile loop steps by gridDim.x
+                      [r"cp\.async\.cg", r"ldmatrix"]),
 }
 # Minimum number of float32 FMAs in the PTX: thread-level tiling unrolls into many of them.
 MIN_FMA = {"04_1d_thread_tiling": 64, "05_2d_register_tiling": 512, "06_vectorized_transposed_a": 512,
@@ -83,7 +106,7 @@ def test_header_and_signature(stem):
     threads = r.block[0] * r.block[1] * r.block[2]
     assert 32 <= threads <= 1024 and threads % 32 == 0
     assert r.tile[0] > 0 and r.tile[1] > 0
-    sig = F32_SIGNATURE if r.dtype == "f32" else F16_SIGNATURE
+    sig = F32_SIGNATURE if r.dtype == "f32" else TMA_SIGNATURE if r.tma else F16_SIGNATURE
     assert sig.search(src), f"{stem}: kernel signature is not the exercise's"
     if r.number > 1:
         assert "Changed from" in src, f"{stem}: the header must say what changed from the previous rung"
@@ -105,6 +128,27 @@ def test_grid_follows_the_exercise_contract():
     r = BY_STEM["05_2d_register_tiling"]              # tile 128 × 128
     assert r.grid(M=100, N=257) == (3, 1, 1)           # x covers the columns (N), y the rows (M)
     assert BY_STEM["13_wgmma"].grid(M=129, N=256) == (1, 2, 1)
+
+
+def test_hopper_rung_headers():
+    for stem in ("14_tma_mbarrier", "15_warp_specialized", "16_persistent"):
+        r = BY_STEM[stem]
+        assert r.tma == ((64, 128), (64, 64)), stem      # one 128×64 box of A, 64×64 boxes of B
+        assert r.arch == "sm_90a" and r.tile == (256, 128)
+    assert not BY_STEM["15_warp_specialized"].persistent
+    p = BY_STEM["16_persistent"]
+    assert p.persistent
+    assert p.grid(M=8192, N=8192, sm_count=132) == (132, 1, 1)   # one block per SM
+    assert p.grid(M=129, N=256, sm_count=132) == (2, 1, 1)       # never more blocks than tiles
+    with pytest.raises(ValueError):
+        p.grid(M=8192, N=8192)
+
+
+def test_warp_specialized_rungs_hand_registers_to_the_consumers():
+    for stem in ("15_warp_specialized", "16_persistent"):
+        b = built(stem)
+        assert "C7508" not in b.log, f"{stem}: ptxas ignored setmaxnreg"
+        assert b.resources.get("registers") == 168, b.resources   # the 65536 / 384 cap that setmaxnreg needs
 
 
 @pytest.mark.parametrize("stem", [r.stem for r in RUNGS])

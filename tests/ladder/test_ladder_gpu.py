@@ -22,7 +22,9 @@ pytestmark = [pytest.mark.gpu,
 RUNGS = rung_mod.discover()
 ODD_SIZES = [(1, 1, 1), (17, 17, 17), (33, 33, 33), (127, 127, 127), (129, 129, 129), (100, 257, 65)]
 # Multiples of 8 (so 16-byte loads and cp.async are taken) that still end in partial tiles.
-ALIGNED_SIZES = [(128, 128, 128), (256, 384, 320), (264, 136, 200), (100, 264, 72)]
+ALIGNED_SIZES = [(128, 128, 128), (256, 384, 320), (264, 136, 200), (100, 264, 72),
+                 (2056, 4104, 72)]   # 17 × 17 tiles of 128×256 > 132 SMs: persistent blocks take several
+
 _loaded: dict[str, object] = {}
 
 
