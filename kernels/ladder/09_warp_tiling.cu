@@ -18,7 +18,7 @@
 // Why it should be faster: fewer shared-memory instructions and wavefronts per FMA, fewer global
 // bytes per FLOP. Cost: 243 registers, so only one 256-thread block (8 warps) fits per SM; the
 // 64 independent FMAs per loaded value must hide latency instead of other warps.
-// History: (3) and (4) came last (issue 20; experiments/80-82: +4.5 % from the grouped order, +4 %
+// History: (3) and (4) came last (issue 20; experiments/80-81 and the former 82: +4.5 % from the grouped order, +4 %
 // more from BK 16, 41.7 -> 45.5 TFLOP/s at 4096³ on an H100). A first version (kept as
 // experiments/89_warp_128x128.cu: 64×32 warp tiles, 8×8 per thread, BK 16, two blocks per SM) measured the same as 08 (41.1 vs 41.3 TFLOP/s at 4096³, H200).
 #define BM 128
