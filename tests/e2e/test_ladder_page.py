@@ -6,6 +6,10 @@ and no horizontal scrolling of the page itself on a phone (wide tables scroll in
 """
 import pytest
 
+from kernels.ladder.rungs import discover
+
+RUNG_COUNT = len(discover())
+
 pytestmark = pytest.mark.e2e
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -32,12 +36,12 @@ def test_ladder_page(browser, server_url, artifacts, lang, device):
     context, page, errors = _page(browser, VIEWPORTS[device], lang)
     page.goto(f"{server_url}/{lang}/ladder")
     assert page.locator("h1").inner_text() == ("GEMM 사다리" if lang == "ko" else "GEMM ladder")
-    assert page.locator("section.ladder-rung").count() == 13
+    assert page.locator("section.ladder-rung").count() == RUNG_COUNT
     # One of the chart's two drawings shows: labels beside the bars on a desktop, above them on a phone.
     chart = page.locator(f".ladder__chart svg.chart__svg--{'wide' if device == 'desktop' else 'narrow'}")
     assert page.locator(".ladder__chart svg:visible").count() == 1
     assert chart.is_visible()
-    assert chart.locator("rect.chart__bar--f32, rect.chart__bar--f16").count() >= 13
+    assert chart.locator("rect.chart__bar--f32, rect.chart__bar--f16").count() >= RUNG_COUNT
     assert "NVIDIA H200" in page.locator(".ladder__chart figcaption").inner_text()
     _no_page_overflow(page)
     page.screenshot(path=str(artifacts / f"ladder-{lang}-{device}.png"))
