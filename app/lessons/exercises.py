@@ -1,6 +1,7 @@
 """Exercise titles and XP from kernels/<id>/spec.yaml (contract B), re-read when it changes."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,18 +16,29 @@ class ExerciseInfo:
     tiers: tuple[tuple[str, float, int], ...]  # (against, speedup, xp)
 
 
+# A spec is stat()ed at most this often per exercise: lesson pages ask on every view, and the
+# stat() was ~17 % of the event loop's time under wrk (profiled with py-spy, issue 17 item 10).
+RECHECK_S = 1.0
+
+
 class ExerciseInfoCache:
-    def __init__(self, kernels_dir: Path):
+    def __init__(self, kernels_dir: Path, recheck_s: float = RECHECK_S):
         self.kernels_dir = kernels_dir
+        self.recheck_s = recheck_s
         self._cache: dict[str, tuple[int, ExerciseInfo | None]] = {}
+        self._checked: dict[str, float] = {}
 
     def get(self, exercise_id: str) -> ExerciseInfo | None:
+        cached = self._cache.get(exercise_id)
+        now = time.monotonic()
+        if cached and now - self._checked.get(exercise_id, -1e9) < self.recheck_s:
+            return cached[1]
         path = self.kernels_dir / exercise_id / "spec.yaml"
         try:
             mtime = path.stat().st_mtime_ns
         except OSError:
             return None
-        cached = self._cache.get(exercise_id)
+        self._checked[exercise_id] = now
         if cached and cached[0] == mtime:
             return cached[1]
         info = None

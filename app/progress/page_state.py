@@ -24,7 +24,7 @@ from app.lessons.catalog import Lesson
 from app.progress import events as ev
 from app.progress import service
 from app.progress.learner import LearnerState
-from app.progress.reader_cache import load_reader, memo_for
+from app.progress.reader_cache import load_reader, memo_for, peek_reader
 from app.progress.rules import local_day, zone
 
 
@@ -32,6 +32,31 @@ from app.progress.rules import local_day, zone
 class ReaderView:
     learner: LearnerState
     context: dict = field(default_factory=dict)  # user, csrf_token, announcements for the templates
+
+
+NOT_SIGNED_IN = False  # repeat_view's answer when the cookie names no session
+
+
+def repeat_view(request: Request, lang: str, lessons: list[Lesson], lesson: Lesson | None = None):
+    """A repeat view answered by one Core SELECT and the memo: the ReaderView, NOT_SIGNED_IN when
+    no session matches the cookie, or None when signed_in_view must do the full work (first view,
+    progress changed, 'lesson opened' not known to be stored, expired session, Bearer header).
+    Reads only: on SQLite the caller may run it on the event loop (an in-process read costs less
+    than the thread hand-off it saves)."""
+    cookie = request.cookies.get(authn.SESSION_COOKIE)
+    if not cookie or len(cookie) > 200 or request.headers.get("authorization", ""):
+        return None
+    peek = peek_reader(request.app.state.engine, cookie)
+    if peek is None:
+        return NOT_SIGNED_IN
+    if peek.expires_at <= utcnow():
+        return None
+    key, opened = _view_keys(peek.user, peek.fingerprint, lang, tuple(l.slug for l in lessons), lesson)
+    memo = memo_for(request.app.state)
+    cached = memo.state(peek.user.id, key)
+    if cached is None or (opened is not None and not memo.opened(opened)):
+        return None
+    return ReaderView(cached, {"user": peek.user, "csrf_token": peek.csrf_token, "announcements": []})
 
 
 def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: Lesson | None = None) -> ReaderView | None:
@@ -52,7 +77,11 @@ def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: L
         return None
     if not cookie or len(cookie) > 200:
         return None
+    repeat = repeat_view(request, lang, lessons, lesson)
+    if repeat is not None:
+        return repeat or None
     memo = memo_for(request.app.state)
+    slugs = tuple(l.slug for l in lessons)
     with request.app.state.session_factory() as db:
         reader = load_reader(db, cookie)
         if reader is None:
@@ -61,14 +90,9 @@ def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: L
             db.execute(delete(AuthSession).where(AuthSession.id == reader.session.id))
             db.commit()
             return None
-        user, slugs = reader.user, tuple(l.slug for l in lessons)
+        user = reader.user
         context = {"user": user, "csrf_token": reader.session.csrf_token}
-        opened = None
-        if lesson is not None:
-            day = local_day(utcnow(), zone(user.tz)).isoformat()
-            opened = (user.id, user.progress_epoch, lesson.slug, lang, day)
-        # lesson views also award achievements; a state from an index view (no award) is not reused for them
-        key = (reader.fingerprint, lang, slugs, lesson is not None)
+        key, opened = _view_keys(user, reader.fingerprint, lang, slugs, lesson)
 
         cached = memo.state(user.id, key)
         if cached is not None and (opened is None or memo.opened(opened)):
@@ -91,3 +115,13 @@ def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: L
         if not (wrote or new or announcements or reader.unannounced):
             memo.remember_state(user.id, key, learner)
         return ReaderView(learner, {**context, "announcements": announcements or new})
+
+
+def _view_keys(user, fingerprint: tuple, lang: str, slugs: tuple, lesson: Lesson | None) -> tuple[tuple, tuple | None]:
+    """The memo key of a view, and its 'lesson opened' key (user, epoch, lesson, language, local day)."""
+    opened = None
+    if lesson is not None:
+        day = local_day(utcnow(), zone(user.tz)).isoformat()
+        opened = (user.id, user.progress_epoch, lesson.slug, lang, day)
+    # lesson views also award achievements; a state from an index view (no award) is not reused for them
+    return (fingerprint, lang, slugs, lesson is not None), opened

