@@ -152,11 +152,23 @@ def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str |
         lessons=[{"lesson": l, "title": l.text(lang)[0].title, "done_at": completed.get(l.slug)} for l in lessons],
         achievements=[{"a": a, "earned_at": earned.get(a.id)} for a in ACHIEVEMENTS],
         xp_history=ledger.history(db, user), tokens=authn.list_api_tokens(db, user), new_token=new_token,
-        submissions=_submissions(db, user), notice=notice, error=message(error, lang) if error else None,
+        submissions=_submissions(db, user), notice=notice,
+        # each submission row links to its lesson's exercise panel, which shows that submission
+        exercise_pages={l.meta.exercise: f"/{lang}/lessons/{l.slug}" for l in lessons if l.meta.exercise},
+        exercise_titles=_exercise_titles(request, lessons, lang), error=message(error, lang) if error else None,
         announcements=service.take_announcements(db, user),
     )
     db.commit()
     return render(request, "accounts/profile.html", context, status=status)
+
+
+def _exercise_titles(request: Request, lessons, lang: str) -> dict[str, str]:
+    titles = {}
+    for lesson in lessons:
+        info = request.app.state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
+        if info is not None:
+            titles[info.id] = info.title.get(lang) or info.title.get("en") or info.id
+    return titles
 
 
 def _submissions(db: Session, user: User, limit: int = 50) -> list:

@@ -80,8 +80,13 @@
     this.form.addEventListener("submit", function (e) { e.preventDefault(); self.submit(); });
     this.bindButtons();
     this.bindKeys();
+    // Which result to show: one named in the address (?submission=N, the profile's links), this
+    // browser's last one, or else the account's latest for this exercise (a fresh browser).
+    var asked = parseInt(new URLSearchParams(location.search).get("submission") || "", 10);
     var last = this.canSubmit ? load(this.lastKey) : null;
-    if (last) this.follow(last, true);
+    if (this.canSubmit && asked > 0) { this.follow(asked, false); this.root.scrollIntoView(); }
+    else if (last) this.follow(last, true);
+    else if (this.canSubmit) this.followLatest();
     this.root.setAttribute("data-ready", "");
   };
 
@@ -299,6 +304,16 @@
     }, 2000);
   };
 
+  Panel.prototype.followLatest = function () {
+    var self = this;
+    fetch("/api/exercises/" + encodeURIComponent(this.exercise) + "/submissions", { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.json() : { submissions: [] }; })
+      .then(function (body) {
+        var latest = body.submissions && body.submissions[0];
+        if (latest && self.watching === null) self.follow(latest.id, true);
+      }).catch(function () {});
+  };
+
   Panel.prototype.loadHistory = function () {
     var box = this.root.querySelector("[data-history]");
     if (box) this.fragment("/" + this.lang + "/panel/exercises/" + encodeURIComponent(this.exercise) + "/history", box);
@@ -335,7 +350,8 @@
     }
     root.addEventListener("focusin", go, { once: true });
     root.addEventListener("pointerdown", go, { once: true });
-    if (!("IntersectionObserver" in window)) { go(); return; }
+    // a link to one submission (?submission=N, from the profile) opens the panel at once
+    if (!("IntersectionObserver" in window) || new URLSearchParams(location.search).has("submission")) { go(); return; }
     var watcher = new IntersectionObserver(function (entries) {
       if (entries.some(function (e) { return e.isIntersecting; })) { watcher.disconnect(); go(); }
     }, { rootMargin: "800px 0px" });

@@ -168,6 +168,15 @@
     });
   }
 
+  // The signed-in reader's completed lessons as the server rendered them into the strip.
+  function serverProgress() {
+    var strip = document.querySelector("[data-strip]"), completed = {};
+    (strip ? strip.dataset.completed || "" : "").split(" ").forEach(function (slug) {
+      if (slug) completed[slug] = true;
+    });
+    return { completed: completed };
+  }
+
   // On the course page, point the main button at the first lesson not yet completed here.
   function initContinue(progress) {
     var button = document.querySelector("[data-continue]");
@@ -187,8 +196,9 @@
   document.addEventListener("DOMContentLoaded", function () {
     var progress = readProgress();
     initTheme(); initMenu(); initCopy(); initScrollers();
-    // A signed-in reader's progress comes from the server (progress.js), not from this browser.
-    if (document.body.hasAttribute("data-signed-in")) return;
+    // A signed-in reader's progress comes from the server (progress.js), not from this browser:
+    // the course page's main button follows the lessons the strip says are completed.
+    if (document.body.hasAttribute("data-signed-in")) { initContinue(serverProgress()); return; }
     initIndexMarks(progress); initContinue(progress); initMarkComplete(progress); renderStrip(progress);
   });
 })();
