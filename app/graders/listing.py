@@ -129,6 +129,9 @@ CSV_COLUMNS = ("id", "created_at", "learner", "exercise", "state", "verdict", "e
                "speedup_tiled_ci_low", "speedup_baseline", "speedup_baseline_ci_low", "reviews")
 
 
+CSV_DECIMALS = 2  # speedups are shown as 1.23× on the dashboard
+
+
 def to_csv(records: list[dict[str, Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -143,6 +146,8 @@ def to_csv(records: list[dict[str, Any]]) -> str:
                 value = len(value)
             elif value is None:
                 value = ""
+            elif isinstance(value, float):
+                value = f"{value:.{CSV_DECIMALS}f}"  # the dashboard's precision, not float noise (3.3480000000000003)
             cells.append(_csv_safe(value))
         writer.writerow(cells)
     return buffer.getvalue()

@@ -121,12 +121,21 @@ def test_exports_csv_parses_and_matches_json(app_client):
         assert row["learner"] == record["learner"] and row["effective_verdict"] == record["effective_verdict"]
         assert row["flagged"] == str(record["flagged"]) and int(row["reviews"]) == len(record["reviews"])
         if record["speedup_naive"] is not None:
-            assert float(row["speedup_naive"]) == record["speedup_naive"]
+            assert float(row["speedup_naive"]) == round(record["speedup_naive"], 2)
+            assert re.fullmatch(r"\d+\.\d\d", row["speedup_naive"]), row["speedup_naive"]
     fast = next(s for s in data["submissions"] if s["id"] == ids["bob_fast"])
     assert fast["flags"] == ["IMPLAUSIBLY_FAST"] and fast["result"]["verdict"] == "PASSED" and "source" in fast
     filtered = list(csv.DictReader(io.StringIO(client.get("/api/graders/submissions.csv", params={"learner": "alice"},
                                                           headers=bearer(g)).text)))
     assert {r["learner"] for r in filtered} == {"alice"}
+
+
+def test_csv_numbers_have_the_shown_precision():
+    from app.graders.listing import to_csv
+
+    row = next(csv.DictReader(io.StringIO(to_csv([{"id": 1, "learner": "a", "flags": [], "reviews": [],
+                                                    "speedup_tiled": 3.3480000000000003, "xp": 70}]))))
+    assert row["speedup_tiled"] == "3.35" and row["xp"] == "70" and row["speedup_naive"] == ""
 
 
 def test_csv_export_defuses_formulas(app_client):
