@@ -21,7 +21,6 @@ def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict
     _ = gettext_for(lang)
     r = rung.rung
     lines = len(r.source.splitlines())
-    code = render_code_block(r.source, f'cuda title="kernels/ladder/{r.path.name}"', _("Copy"), _("Copied"))
     measured = results is not None and rung.stem in results.by_kernel
     return {
         "number": f"{rung.number:02d}", "stem": rung.stem, "anchor": rung.anchor, "file": r.path.name,
@@ -29,12 +28,19 @@ def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict
         "dtype": _("float32 in, float32 out") if r.dtype == "f32" else _("half in, float accumulate and out"),
         "baseline": BASELINE_NAMES[present.baseline_of(rung)], "arch": r.arch,
         "block": "×".join(map(str, r.block)), "tile": f"{r.tile[1]}×{r.tile[0]}", "lines": lines,
-        "source_html": Markup(code),
+        # the source (~600 KB for all rungs) loads when its <details> opens: rung_source_html
+        "source_url": f"/{lang}/ladder/source/{rung.stem}",
         "notes_html": _notes_html(rung.notes_ko if lang == "ko" and rung.notes_ko else rung.notes_markdown, lang),
         "measured": measured,
         "table_html": Markup(present.rung_table(rung, results, lang)) if measured else "",
         "resources": present.resources(rung, results) if measured else {},
     }
+
+
+def rung_source_html(rung: RungText, lang: str) -> str:
+    """One rung's highlighted source with its copy button (the ladder page fetches it on opening)."""
+    _ = gettext_for(lang)
+    return render_code_block(rung.rung.source, f'cuda title="kernels/ladder/{rung.rung.path.name}"', _("Copy"), _("Copied"))
 
 
 def page_context_for(lang: str, content: LadderContent, documents: list[dict], site_name: str) -> dict:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import time
 
 from fastapi import HTTPException, Request
-from fastapi.responses import Response
+from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import SESSION_COOKIE
 from app.core.config import LANGUAGES
 from app.ladder.embed import content_store
-from app.ladder.page import page_context_for
+from app.ladder.page import page_context_for, rung_source_html
 from app.progress.page_state import signed_in_view
 from app.routes.bodies import make_router
 
@@ -55,3 +55,15 @@ async def ladder_page(lang: str, request: Request):
         return response
     page = state.page_cache.page(("ladder", lang), (content, results.version), build)
     return Response(page.before + page.after, media_type="text/html; charset=utf-8")
+
+
+@router.get("/{lang}/ladder/source/{stem}")
+async def rung_source(lang: str, stem: str, request: Request):
+    """One rung's highlighted source (an HTML fragment the ladder page inserts when its source is opened)."""
+    if lang not in LANGUAGES:
+        raise HTTPException(status_code=404)
+    content = content_store(request.app.state.settings.kernels_dir / "ladder").get()
+    rung = next((r for r in content.rungs if r.stem == stem), None)
+    if rung is None:
+        raise HTTPException(status_code=404)
+    return HTMLResponse(rung_source_html(rung, lang), headers={"Cache-Control": "public, max-age=300"})

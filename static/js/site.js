@@ -107,15 +107,34 @@
       document.body.removeChild(area);
     });
   }
+  // One listener for every copy button, also those in code loaded later (the ladder's sources).
   function initCopy() {
-    document.querySelectorAll("[data-copy]").forEach(function (button) {
+    document.addEventListener("click", function (e) {
+      var button = e.target.closest && e.target.closest("[data-copy]");
+      if (!button || button.classList.contains("is-copied")) return;
       var original = button.textContent;
-      button.addEventListener("click", function () {
-        var code = button.closest(".code").querySelector("pre code");
-        copyText(code.innerText).then(function () {
-          button.textContent = button.dataset.copied; button.classList.add("is-copied");
-          setTimeout(function () { button.textContent = original; button.classList.remove("is-copied"); }, 1600);
-        });
+      var code = button.closest(".code").querySelector("pre code");
+      copyText(code.innerText).then(function () {
+        button.textContent = button.dataset.copied; button.classList.add("is-copied");
+        setTimeout(function () { button.textContent = original; button.classList.remove("is-copied"); }, 1600);
+      });
+    });
+  }
+
+  // The ladder page keeps each rung's source out of the page until its <details> is opened.
+  function initLazySources() {
+    document.querySelectorAll("details[data-source-url]").forEach(function (box) {
+      box.addEventListener("toggle", function () {
+        if (!box.open || box.hasAttribute("data-loaded")) return;
+        box.setAttribute("data-loaded", "");
+        var body = box.querySelector("[data-source-body]");
+        body.setAttribute("aria-busy", "true");
+        fetch(box.dataset.sourceUrl, { credentials: "same-origin" }).then(function (r) {
+          if (!r.ok) throw new Error(r.status);
+          return r.text();
+        }).then(function (html) {
+          body.innerHTML = html; body.removeAttribute("aria-busy");
+        }).catch(function () { box.removeAttribute("data-loaded"); body.removeAttribute("aria-busy"); });
       });
     });
   }
@@ -195,7 +214,7 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     var progress = readProgress();
-    initTheme(); initMenu(); initCopy(); initScrollers();
+    initTheme(); initMenu(); initCopy(); initScrollers(); initLazySources();
     // A signed-in reader's progress comes from the server (progress.js), not from this browser:
     // the course page's main button follows the lessons the strip says are completed.
     if (document.body.hasAttribute("data-signed-in")) { initContinue(serverProgress()); return; }

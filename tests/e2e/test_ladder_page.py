@@ -5,6 +5,7 @@ must see: every rung, the chart with its title, the numbers with GPU and date, n
 and no horizontal scrolling of the page itself on a phone (wide tables scroll in their own box).
 """
 import pytest
+from playwright.sync_api import expect
 
 from kernels.ladder.rungs import discover
 
@@ -49,8 +50,8 @@ def test_ladder_page(browser, server_url, artifacts, lang, device):
     page.screenshot(path=str(artifacts / f"ladder-{lang}-{device}-chart.png"))
     # The source opens and has a working copy button.
     source = page.locator("#rung-05 details.ladder-rung__source")
-    source.locator("summary").click()
-    assert source.locator("figure.code .code__copy").is_visible()
+    source.locator("summary").click()   # the source is fetched when opened
+    expect(source.locator("figure.code .code__copy")).to_be_visible()
     page.goto(f"{server_url}/{lang}/ladder#rung-13")   # how lessons link to a rung
     assert page.locator("#rung-13 h2").is_visible()
     page.screenshot(path=str(artifacts / f"ladder-{lang}-{device}-rung13.png"))

@@ -151,8 +151,17 @@ def test_ladder_page_lists_every_rung_with_source_numbers_and_chart(client_for, 
         assert f"kernels/ladder/{rung.path.name}" in html                 # highlighted source, titled
         assert f'id="notes-{rung.number:02d}"' in html                     # its NOTES.md paragraph
     assert positions == sorted(positions), "rungs must appear in ladder order"
-    assert html.count('<figure class="code"') == len(RUNGS)
-    assert 'class="code__copy"' in html and '<span class="k">' in html  # Pygments + copy button
+    # sources stay out of the page until opened (issue 17 item 8): each <details> names its fragment
+    assert html.count('<figure class="code"') == 0 and len(html) < 200_000
+    with client_for(REAL_RESULTS) as client:
+        for rung in RUNGS:
+            url = f"/{lang}/ladder/source/{rung.stem}"
+            assert f'data-source-url="{url}"' in html
+            fragment = client.get(url)
+            assert fragment.status_code == 200 and fragment.text.startswith('<figure class="code"')
+            assert f"kernels/ladder/{rung.path.name}" in fragment.text
+            assert 'class="code__copy"' in fragment.text and '<span class="k">' in fragment.text  # Pygments + copy
+        assert client.get(f"/{lang}/ladder/source/99_nope").status_code == 404
     # the newest run is shown (no MKC_RESULTS_GPU), the other GPU's run is named beside it
     assert "NVIDIA H100 80GB HBM3" in html and "2026-11-25" in html
     assert re.search(r"(Also measured|다른 GPU에서도 측정했어요): NVIDIA H200 \(2026-11-22\)", html)
