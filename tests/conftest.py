@@ -125,3 +125,30 @@ def db_url(request, tmp_path):
         yield f"sqlite:///{(tmp_path / 'data' / 'test.db').as_posix()}"
     else:
         yield request.getfixturevalue("pg_url")
+
+
+# ---- a real server and Debian's Chromium, shared by every browser test (tests/e2e, tests/hardening) ----
+# One Playwright per session: a second sync Playwright started while another is open fails.
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory):
+    from app.bench.submissions_server import Server
+
+    server = Server(tmp_path_factory.mktemp("e2e-data")).start()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's Chromium is not installed at /usr/bin/chromium (apt-get install chromium fonts-noto-cjk)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        yield browser
+        browser.close()

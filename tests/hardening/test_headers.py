@@ -11,7 +11,6 @@ import re
 import pytest
 
 from tests.accounts.conftest import LESSON, signup
-from tests.e2e.conftest import browser, server_url  # noqa: F401  (fixtures)
 
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)(?![^>]*type=\"application/(?:ld\+)?json\")[^>]*>", re.I)
 EVENT_ATTRIBUTE = re.compile(r"<[a-z][^>]*\son[a-z]+\s*=", re.I)
