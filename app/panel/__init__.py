@@ -2,5 +2,5 @@
 history and diff fragments, rendered on the server in the reader's language.
 
 Modules: texts (msgids for every engine code), present (Result -> view model, speedup SVG
-geometry), history (own submissions, diffs), routes (HTTP), catalog_ko (Korean texts + merge tool).
+geometry), history (own submissions, diffs), routes (HTTP). Korean texts live in the .po catalog only.
 """
