@@ -27,7 +27,7 @@ def test_pages_and_json_are_gzipped_when_the_browser_accepts_it(client):
 def test_the_ladder_page_travels_small(client):
     page = client.get("/en/ladder", headers={"Accept-Encoding": "gzip"})
     size = len(gzip.compress(page.content))  # what went over the wire, recompressed the same way
-    assert size < len(page.content) / 4
+    assert size < len(page.content) / 3
 
 
 def test_versioned_static_urls_are_immutable_and_bare_ones_revalidate(client):
