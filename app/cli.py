@@ -139,8 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_dispatcher(sub)
 
-    from app.cluster.worker import add_parser as add_worker
     from app.cluster.watch import add_parser as add_queue
+    from app.cluster.worker import add_parser as add_worker
 
     add_worker(sub)
     add_queue(sub)

@@ -8,9 +8,9 @@ import logging
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.gzip import GZipMiddleware
 
 from app.accounts.auth import AccountsConfig
 from app.accounts.messages import AccountsError
@@ -20,12 +20,12 @@ from app.comments.limits import CommentsConfig
 from app.comments.messages import CommentsError
 from app.comments.routes import router as comments_router
 from app.comments.web import comments_error
+from app.core import openapi
 from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
 from app.core.headers import SecurityHeadersMiddleware
-from app.core import openapi
-from app.core.proxies import add_proxy_headers
 from app.core.migrate import require_head, upgrade_to_head
+from app.core.proxies import add_proxy_headers
 from app.ladder.routes import router as ladder_router
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
@@ -35,8 +35,8 @@ from app.progress.routes import router as progress_api_router
 from app.reports.routes import router as reports_router
 from app.routes import apidocs, errors, language, pages
 from app.routes.bodies import EarlyRefusalMiddleware
-from app.routes.static_files import CachedStaticFiles
 from app.routes.page_cache import PageCache
+from app.routes.static_files import CachedStaticFiles
 from app.stats import ViewCounter
 from app.submissions import runtime as submissions
 from app.templating import STATIC_DIR, make_environment
@@ -128,7 +128,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     submissions.install(app)  # /api/exercises/{id}/submissions, /api/submissions/{id}[/events]
     from app.graders.api import router as graders_api_router
     from app.graders.pages import router as graders_pages_router
-    from app.panel.routes import api_router as panel_api_router, router as panel_router
+    from app.panel.routes import api_router as panel_api_router
+    from app.panel.routes import router as panel_router
 
     app.include_router(panel_api_router)  # /api/panel/... (exercise config for the editor)
     app.include_router(graders_api_router)  # /api/graders/... before /{lang}/graders/... (same depth)

@@ -31,9 +31,9 @@ class LessonView(Base):
 # Account and progress tables live beside their services; importing them here registers them
 # on Base.metadata so Alembic (migrations/env.py) and the models-vs-migrations test see them.
 from app.accounts import models as _account_models  # noqa: E402,F401
-from app.progress import models as _progress_models  # noqa: E402,F401
 from app.comments import models as _comment_models  # noqa: E402,F401
+from app.graders import models as _grader_models  # noqa: E402,F401
 from app.notifications import models as _notification_models  # noqa: E402,F401
+from app.progress import models as _progress_models  # noqa: E402,F401
 from app.reports import models as _report_models  # noqa: E402,F401
 from app.submissions import models as _submission_models  # noqa: E402,F401
-from app.graders import models as _grader_models  # noqa: E402,F401

@@ -66,7 +66,7 @@ class PgServer:
             cmd = ["runuser", "-u", "postgres", "--", *cmd]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=self.root)
 
-    def start(self) -> "PgServer":
+    def start(self) -> PgServer:
         data = self.root / "data"
         done = self._run("initdb", "-D", str(data), "-A", "trust", "-U", PG_USER, "-E", "UTF8", "--no-sync")
         if done.returncode != 0:

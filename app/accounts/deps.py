@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import hmac
-from typing import Iterator
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from fastapi import Depends, Request

@@ -27,8 +27,8 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from sqlalchemy import delete, func, select, tuple_, update
 from sqlalchemy.orm import Session
@@ -45,7 +45,7 @@ class Rate:
     window: float  # ... per this many seconds
 
     @classmethod
-    def parse(cls, text: str, default: "Rate") -> "Rate":
+    def parse(cls, text: str, default: Rate) -> Rate:
         """``"attempts/seconds"`` (e.g. ``"20/3600"``); the default when empty or unreadable."""
         try:
             attempts, _, seconds = text.partition("/")

@@ -8,18 +8,16 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
-from app.accounts import ratelimit
-from app.accounts import users
-from app.accounts.deps import (csrf_protect, current_auth, db_session, require_auth, require_permission,
-                               verify_csrf)
+from app.accounts import ratelimit, users
+from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth, require_permission, verify_csrf
 from app.accounts.messages import AccountsError, message
 from app.accounts.models import User
 from app.accounts.roles import ROLES
 from app.accounts.usernames import username_key
 from app.accounts.views import account_context, check_lang, render, safe_next
+from app.core.ids import RowId
 from app.progress import ledger, service
 from app.progress.registry import ACHIEVEMENTS, ACHIEVEMENTS_BY_ID
-from app.core.ids import RowId
 from app.routes.bodies import make_router
 
 router = make_router()

@@ -14,9 +14,8 @@ import nh3
 from markdown_it import MarkdownIt
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.token import STANDARD_TYPES
-
 from pygments.lexers import TextLexer
+from pygments.token import STANDARD_TYPES
 
 from app.rendering.code import LEXERS
 

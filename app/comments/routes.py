@@ -4,7 +4,7 @@ tokens skip CSRF as the accounts code decides). A read-only HTML page lists a le
 for readers without JavaScript."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse
@@ -20,8 +20,8 @@ from app.comments.models import Comment
 from app.comments.permissions import can_moderate
 from app.comments.web import config, lesson_or_404, signed_in_writer, slugs, ui_lang
 from app.core.config import LANGUAGES
-from app.i18n import ngettext_for
 from app.core.ids import BodyRowId, OptionalRowIdQuery, PageNumber, RowId
+from app.i18n import ngettext_for
 from app.routes.bodies import COMMENT_BODY_LIMIT, FORM_TEXT_BODY_LIMIT, make_router
 
 router = make_router()
@@ -32,17 +32,17 @@ router = make_router()
 class NewComment(BaseModel):
     body: Any = ""
     lang: str = "ko"
-    parent_id: Optional[BodyRowId] = None
+    parent_id: BodyRowId | None = None
 
 
 class EditComment(BaseModel):
     body: Any = ""
-    lang: Optional[str] = None
+    lang: str | None = None
 
 
 class ReportComment(BaseModel):
     reason: Any = ""
-    lang: Optional[str] = None
+    lang: str | None = None
 
 
 def count_label(count: int, lang: str) -> str:

@@ -2,20 +2,19 @@
 browser session. Reading is GET; note/override/re-run are POST (CSRF for cookie callers)."""
 from __future__ import annotations
 
-
 from fastapi import Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.core.jsonbody import JsonBodyError, loads_strict
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
+from app.core.ids import RowId
+from app.core.jsonbody import JsonBodyError, loads_strict
+from app.core.openapi import CSVResponse
 from app.graders import listing, reviews
 from app.graders.messages import ERRORS, text
-from app.routes.language import preferred_language
-from app.core.ids import RowId
-from app.core.openapi import CSVResponse
 from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
+from app.routes.language import preferred_language
 
 router = make_router(prefix="/api/graders", tags=["graders"])
 REVIEW = "submissions.review"

@@ -35,7 +35,7 @@ class Filters:
     date_to: dt.date | None = None
 
     @classmethod
-    def parse(cls, params) -> "Filters":
+    def parse(cls, params) -> Filters:
         def day(name):
             try:
                 return dt.date.fromisoformat((params.get(name) or "").strip()) if params.get(name) else None

@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
 from app.accounts.views import account_context, check_lang, render
+from app.core.ids import RowId
 from app.graders import listing, reviews
 from app.graders.api import act
 from app.graders.messages import DONE, ERRORS, text
@@ -22,9 +23,8 @@ from app.panel import texts
 from app.panel.present import label
 from app.panel.routes import result_context
 from app.rendering.code import CudaCppLexer
-from app.submissions.models import Submission
-from app.core.ids import RowId
 from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
+from app.submissions.models import Submission
 
 router = make_router(include_in_schema=False)
 REVIEW = "submissions.review"

@@ -7,7 +7,7 @@ rebuilds them and tests/web/test_i18n.py fails when a .po and its .mo disagree.
 from __future__ import annotations
 
 import gettext
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from app.core.config import LANGUAGES
@@ -17,14 +17,14 @@ DOMAIN = "messages"
 LANGUAGE_NAMES = {"ko": "한국어", "en": "English"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def translations(lang: str) -> gettext.NullTranslations:
     if lang not in LANGUAGES:
         raise ValueError(f"unsupported language {lang!r}")
     return gettext.translation(DOMAIN, localedir=LOCALES_DIR, languages=[lang], fallback=lang == "en")
 
 
-@lru_cache(maxsize=None)
+@cache
 def gettext_for(lang: str):
     """The catalog's gettext; Korean strings settle their particles (을/를 …) when formatted."""
     if lang == "ko":

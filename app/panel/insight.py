@@ -13,7 +13,6 @@ from app.i18n import gettext_for
 from app.panel.texts import _  # marks msgids for extraction; translated per request below
 from app.rendering.markdown import _slugify
 
-
 CLASS_LABELS = {
     "global_load": _("global loads (LDG)"),
     "global_store": _("global stores (STG)"),

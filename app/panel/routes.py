@@ -6,25 +6,26 @@ from __future__ import annotations
 import json
 
 from fastapi import Depends, HTTPException, Request
-from sqlalchemy.orm import Session
 from fastapi.responses import HTMLResponse, JSONResponse
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import db_session, require_auth
 from app.accounts.roles import can
 from app.core.config import LANGUAGES
+from app.core.ids import RowId
 from app.graders.reviews import effective_verdict, reviews_for
+from app.panel import texts
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import present_insight, sass_diff
-from app.panel import texts
 from app.panel.present import label, present
+from app.routes.bodies import make_router
 from app.submissions import queue
 from app.submissions.models import Submission
-from app.submissions.routes import _limits as submission_limits, signed_in_with_csrf
+from app.submissions.routes import _limits as submission_limits
+from app.submissions.routes import signed_in_with_csrf
 from app.submissions.views import submission_json
 from app.templating import page_context
-from app.core.ids import RowId
-from app.routes.bodies import make_router
 
 api_router = make_router(prefix="/api/panel", tags=["panel"])
 router = make_router(include_in_schema=False)

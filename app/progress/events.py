@@ -46,7 +46,7 @@ class EventView:
         return self.recorded_at or self.occurred_at
 
     @classmethod
-    def of(cls, row: Event) -> "EventView":
+    def of(cls, row: Event) -> EventView:
         return cls(row.kind, row.occurred_at, row.subject, row.lang, row.value, json.loads(row.data or "{}"),
                    row.recorded_at)
 

@@ -15,8 +15,8 @@ time, so sign-out, "sign out everywhere" and expiry take effect on the very next
 from __future__ import annotations
 
 import threading
-from types import SimpleNamespace
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import bindparam, func, select

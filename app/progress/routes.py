@@ -11,9 +11,9 @@ from app.accounts.deps import csrf_protect, db_session, require_auth, require_pe
 from app.accounts.messages import AccountsError
 from app.accounts.models import User
 from app.progress import ledger, service
+from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.routes.language import preferred_language
 from app.templating import page_context
-from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 
 router = make_router(prefix="/api")
 CSRF = [Depends(csrf_protect)]

@@ -7,8 +7,8 @@ and replayable over a learner's whole history. Names, icons and texts live in re
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 from zoneinfo import ZoneInfo
 
 from app.progress import events as ev
@@ -23,7 +23,7 @@ STUDY_KINDS = frozenset({ev.LESSON_OPENED, ev.LESSON_COMPLETED, ev.LANGUAGE_READ
 @dataclass(frozen=True)
 class RuleContext:
     lesson_slugs: frozenset[str]  # the published catalog, for "all lessons"
-    tz: dt.tzinfo = dt.timezone.utc  # the learner's zone, for calendar-day streaks
+    tz: dt.tzinfo = dt.UTC  # the learner's zone, for calendar-day streaks
 
 
 Rule = Callable[[list[EventView], RuleContext], "dt.datetime | None"]
@@ -80,7 +80,7 @@ def bilingual(events, ctx):
 
 
 def local_day(moment: dt.datetime, tz: dt.tzinfo) -> dt.date:
-    return moment.replace(tzinfo=dt.timezone.utc).astimezone(tz).date()
+    return moment.replace(tzinfo=dt.UTC).astimezone(tz).date()
 
 
 def _streak(days_needed: int):
@@ -146,6 +146,6 @@ def evaluate(events: list[EventView], ctx: RuleContext) -> dict[str, dt.datetime
 
 def zone(name: str | None) -> dt.tzinfo:
     try:
-        return ZoneInfo(name) if name else dt.timezone.utc
+        return ZoneInfo(name) if name else dt.UTC
     except (ValueError, KeyError, OSError):
-        return dt.timezone.utc
+        return dt.UTC

@@ -166,7 +166,7 @@ def clamp_time(at: dt.datetime | None) -> dt.datetime:
     if at is None:
         return now
     if at.tzinfo is not None:
-        at = at.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        at = at.astimezone(dt.UTC).replace(tzinfo=None)
     return min(max(at, EARLIEST_PLAUSIBLE), now)
 
 

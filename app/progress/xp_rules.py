@@ -6,8 +6,8 @@ Amounts come from content, never from code: a lesson's ``xp`` in its lesson.yaml
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
 
 from app.progress import events as ev
 from app.progress.events import EventView

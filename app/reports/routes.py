@@ -13,8 +13,8 @@ from app.comments import service as comments
 from app.comments.messages import CommentsError, message
 from app.comments.permissions import can_moderate
 from app.comments.web import config, lesson_or_404, signed_in_writer, ui_lang
-from app.reports import service
 from app.core.ids import RowId
+from app.reports import service
 from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 
 router = make_router()

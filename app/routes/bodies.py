@@ -58,7 +58,7 @@ class StrictJSONRequest(Request):
 
 # Every route made by a router from make_router, for EarlyRefusalMiddleware to match requests against
 # before the application routes them (the routers are module-level, so this is filled at import).
-ROUTES: list["StrictJSONRoute"] = []
+ROUTES: list[StrictJSONRoute] = []
 
 
 class StrictJSONRoute(APIRoute):

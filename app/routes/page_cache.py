@@ -8,8 +8,9 @@ the measured-results version and the exercise spec it was built from are still c
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 STRIP_MARKER = "<!--learner-strip-->"
 

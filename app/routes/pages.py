@@ -24,9 +24,9 @@ from app.progress.learner import LearnerState, visitor_state
 from app.progress.page_state import ReaderView, repeat_view, signed_in_view
 from app.progress.reader_pages import reader_key, reader_pages
 from app.rendering.markdown import MEASURED_PATTERN, render_markdown
+from app.routes.bodies import make_router
 from app.routes.page_cache import STRIP_MARKER, CachedPage
 from app.templating import page_context
-from app.routes.bodies import make_router
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # The two hot routes are matched first (see factory.py); the catch-all /{lang} goes last so

@@ -8,8 +8,6 @@ is imported from there like kernels.engine.gpu itself (the worker runs as
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 U32 = 2.0 ** -24  # unit roundoff of float32
@@ -21,12 +19,12 @@ def uniform_f32(rng: np.random.Generator, shape) -> np.ndarray:
     return rng.random(shape, dtype=np.float32) * np.float32(2.0) - np.float32(1.0)
 
 
-def tolerance_c(tolerance: Optional[dict], default_c: float) -> float:
+def tolerance_c(tolerance: dict | None, default_c: float) -> float:
     """lambda of the probabilistic bound: the spec's tolerance.c, else the exercise's default."""
     return float((tolerance or {}).get("c", default_c))
 
 
-def sample_indices(n: int, sample: Optional[np.random.Generator], count: int) -> np.ndarray:
+def sample_indices(n: int, sample: np.random.Generator | None, count: int) -> np.ndarray:
     """Every index, or on a timed run (``sample`` given) ``count`` random ones plus the last:
     a full float64 reference there would cost more than the kernel."""
     if sample is None or n <= count + 1:
@@ -47,7 +45,7 @@ def out_of_bound(got, ref, tol) -> np.ndarray:
         return ~np.isfinite(got) | ~(np.abs(got - ref) <= tol)
 
 
-def first_mismatch(bad: np.ndarray, got, expected, index_of=None) -> Optional[dict]:
+def first_mismatch(bad: np.ndarray, got, expected, index_of=None) -> dict | None:
     """None when nothing is bad, else {"index", "got", "expected"} of the first bad element as
     plain Python numbers. index_of maps a position in ``bad`` to the output's own index
     (the checked elements may be a sample)."""
@@ -68,9 +66,9 @@ def axis_sum_reference(inputs: dict, sizes: dict, *, axis: int) -> np.ndarray:
     return inputs["X"].astype(np.float64).sum(axis=axis)
 
 
-def check_axis_sums(got, inputs: dict, sizes: dict, *, tolerance: Optional[dict] = None,
-                    sample: Optional[np.random.Generator] = None, axis: int, default_c: float,
-                    sample_count: int) -> Optional[dict]:
+def check_axis_sums(got, inputs: dict, sizes: dict, *, tolerance: dict | None = None,
+                    sample: np.random.Generator | None = None, axis: int, default_c: float,
+                    sample_count: int) -> dict | None:
     """reference.py's check() for out = X summed along ``axis``: each sum of n terms must be
     within c * sqrt(n) * u * sum|x| + u * |ref|. On timed runs, ``sample_count`` random
     outputs plus the last are checked."""
@@ -100,9 +98,9 @@ def matmul_reference(inputs: dict, sizes: dict) -> np.ndarray:
     return inputs["A"].astype(np.float64) @ inputs["B"].astype(np.float64)
 
 
-def check_matmul(got, inputs: dict, sizes: dict, *, tolerance: Optional[dict] = None,
-                 sample: Optional[np.random.Generator] = None, default_c: float,
-                 sample_rows: int) -> Optional[dict]:
+def check_matmul(got, inputs: dict, sizes: dict, *, tolerance: dict | None = None,
+                 sample: np.random.Generator | None = None, default_c: float,
+                 sample_rows: int) -> dict | None:
     """reference.py's check() for C = A @ B: tol_ij = c * sqrt(K) * u * (|A| @ |B|)_ij + u * |ref_ij|.
     On timed runs, ``sample_rows`` random rows plus the last are checked."""
     c = tolerance_c(tolerance, default_c)

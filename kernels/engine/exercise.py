@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional, Union
+from typing import Any
 
 import yaml
 
@@ -30,7 +31,7 @@ NOT_EXERCISES = {"engine", "results", "ladder", "__pycache__"}
 class ExerciseSpecError(ValueError):
     """A spec.yaml problem; ``str()`` reads ``<file>: <key>: <problem>``."""
 
-    def __init__(self, file: Union[str, Path], key: str, problem: str):
+    def __init__(self, file: str | Path, key: str, problem: str):
         self.file, self.key, self.problem = str(file), key, problem
         super().__init__(f"{file}: {key or '<top>'}: {problem}")
 
@@ -44,7 +45,7 @@ class Param:
     name: str
     type: str  # e.g. "const float*", "float*", "int"
     role: str  # input | output | size | scalar
-    shape: Optional[tuple[str, ...]] = None
+    shape: tuple[str, ...] | None = None
 
     @property
     def is_pointer(self) -> bool:
@@ -84,11 +85,11 @@ class LaunchSpec:
 
 @dataclass(frozen=True)
 class OutputGrid:
-    rows: Union[str, int]  # a size name or a constant (1 for a row vector)
-    cols: Union[str, int]
+    rows: str | int  # a size name or a constant (1 for a row vector)
+    cols: str | int
 
     def extent(self, sizes: Mapping[str, int]) -> tuple[int, int]:
-        def val(v: Union[str, int]) -> int:
+        def val(v: str | int) -> int:
             return v if isinstance(v, int) else int(sizes[v])
 
         return val(self.rows), val(self.cols)
@@ -154,7 +155,7 @@ class Exercise:
 
 # ---- loading -----------------------------------------------------------------------------
 
-def list_exercises(root: Optional[Union[str, Path]] = None) -> list[str]:
+def list_exercises(root: str | Path | None = None) -> list[str]:
     """Ids of every folder under kernels/ that holds a spec.yaml, sorted."""
     base = Path(root) if root else KERNELS_ROOT
     if not base.is_dir():
@@ -168,7 +169,7 @@ def list_exercises(root: Optional[Union[str, Path]] = None) -> list[str]:
 _cache: dict[tuple[str, float], Exercise] = {}
 
 
-def load_exercise(exercise_id: str, root: Optional[Union[str, Path]] = None) -> Exercise:
+def load_exercise(exercise_id: str, root: str | Path | None = None) -> Exercise:
     """Load and validate kernels/<id>/spec.yaml (cached until the file changes)."""
     if not isinstance(exercise_id, str) or not ID_RE.match(exercise_id):
         raise UnknownExercise(exercise_id)
@@ -184,7 +185,7 @@ def load_exercise(exercise_id: str, root: Optional[Union[str, Path]] = None) -> 
     return _cache[key]
 
 
-def parse_spec_file(spec_path: Union[str, Path]) -> Exercise:
+def parse_spec_file(spec_path: str | Path) -> Exercise:
     spec_path = Path(spec_path)
     try:
         raw = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
@@ -193,7 +194,7 @@ def parse_spec_file(spec_path: Union[str, Path]) -> Exercise:
     return parse_spec(raw, spec_path)
 
 
-def parse_spec(raw: Any, spec_path: Union[str, Path]) -> Exercise:
+def parse_spec(raw: Any, spec_path: str | Path) -> Exercise:
     v = _Validator(spec_path)
     top = v.mapping(raw, "")
     ex_id = v.string(top, "id", pattern=ID_RE)
@@ -283,7 +284,7 @@ def parse_spec(raw: Any, spec_path: Union[str, Path]) -> Exercise:
     )
 
 
-def _parse_kernel(v: "_Validator", k: dict) -> KernelSpec:
+def _parse_kernel(v: _Validator, k: dict) -> KernelSpec:
     name = v.string(k, "name", prefix="kernel.", pattern=IDENT_RE)
     params_raw = v.get(k, "params", "kernel.")
     if not isinstance(params_raw, list) or not params_raw:
@@ -326,7 +327,7 @@ def _parse_kernel(v: "_Validator", k: dict) -> KernelSpec:
     return KernelSpec(name=name, params=tuple(params))
 
 
-def _grid_dim(v: "_Validator", og: dict, key: str, size_names: tuple[str, ...]) -> Union[str, int]:
+def _grid_dim(v: _Validator, og: dict, key: str, size_names: tuple[str, ...]) -> str | int:
     val = v.get(og, key, "output_grid.")
     if isinstance(val, bool) or not isinstance(val, (int, str)):
         v.fail("output_grid." + key, "must be a size name or a positive integer")
@@ -339,7 +340,7 @@ def _grid_dim(v: "_Validator", og: dict, key: str, size_names: tuple[str, ...]) 
     return val
 
 
-def _parse_launch(v: "_Validator", raw: Any, key: str) -> LaunchSpec:
+def _parse_launch(v: _Validator, raw: Any, key: str) -> LaunchSpec:
     m = v.mapping(raw, key)
     block = v.int_list(m, "block", 3, prefix=key + ".")
     tile = v.int_list(m, "tile", 2, prefix=key + ".")
@@ -349,7 +350,7 @@ def _parse_launch(v: "_Validator", raw: Any, key: str) -> LaunchSpec:
     return LaunchSpec(block=tuple(block), tile=tuple(tile), smem=smem)  # type: ignore[arg-type]
 
 
-def _parse_sizes(v: "_Validator", sizes_raw: dict, which: str, names: tuple[str, ...], required: bool):
+def _parse_sizes(v: _Validator, sizes_raw: dict, which: str, names: tuple[str, ...], required: bool):
     lst = sizes_raw.get(which)
     if lst is None and not required:
         return ()
@@ -370,7 +371,7 @@ def _parse_sizes(v: "_Validator", sizes_raw: dict, which: str, names: tuple[str,
 
 
 class _Validator:
-    def __init__(self, file: Union[str, Path]):
+    def __init__(self, file: str | Path):
         self.file = _display_path(file)
 
     def fail(self, key: str, problem: str):
@@ -386,7 +387,7 @@ class _Validator:
             self.fail(prefix + key, "is required")
         return m[key]
 
-    def string(self, m: dict, key: str, prefix: str = "", pattern: Optional[re.Pattern] = None) -> str:
+    def string(self, m: dict, key: str, prefix: str = "", pattern: re.Pattern | None = None) -> str:
         val = self.get(m, key, prefix)
         if not isinstance(val, str) or not val.strip():
             self.fail(prefix + key, "must be a non-empty string")
@@ -414,7 +415,7 @@ class _Validator:
         return val
 
 
-def _display_path(file: Union[str, Path]) -> str:
+def _display_path(file: str | Path) -> str:
     """Paths relative to the repository when possible (messages stay short and portable)."""
     p = Path(file)
     try:

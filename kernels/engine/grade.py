@@ -16,7 +16,8 @@ import logging
 import platform
 import sys
 import time
-from typing import Any, Callable, Optional, Union
+from collections.abc import Callable
+from typing import Any
 
 from . import codes
 from .compiler import CompileError, Compiler, get_compiler, nvrtc_version, unsafe_unsandboxed_allowed
@@ -36,13 +37,13 @@ PhaseCallback = Callable[[str], Any]
 class _PhaseClock:
     """Forwards phase changes to the caller's callback and times each phase."""
 
-    def __init__(self, callback: Optional[PhaseCallback]):
+    def __init__(self, callback: PhaseCallback | None):
         self.callback = callback
         self.timings: list[PhaseTiming] = []
-        self._current: Optional[str] = None
+        self._current: str | None = None
         self._since = time.perf_counter()
 
-    def __call__(self, phase: Union[str, Phase]) -> None:
+    def __call__(self, phase: str | Phase) -> None:
         name = phase.value if isinstance(phase, Phase) else str(phase)
         now = time.perf_counter()
         if self._current is not None:
@@ -56,9 +57,9 @@ class _PhaseClock:
                 log.exception("on_phase callback failed")
 
 
-def grade(exercise_id: str, source: Union[str, bytes], launch: Any = None,
-          on_phase: Optional[PhaseCallback] = None, *, compiler: Optional[Compiler] = None,
-          exercises_root: Optional[str] = None) -> Result:
+def grade(exercise_id: str, source: str | bytes, launch: Any = None,
+          on_phase: PhaseCallback | None = None, *, compiler: Compiler | None = None,
+          exercises_root: str | None = None) -> Result:
     clock = _PhaseClock(on_phase)
     clock(Phase.VALIDATING)
     versions = {"engine": ENGINE_VERSION, "python": platform.python_version()}
@@ -73,7 +74,7 @@ def grade(exercise_id: str, source: Union[str, bytes], launch: Any = None,
             result.phases = clock.timings
         return result
 
-    def fail(verdict: Verdict, code: str, params: Optional[dict] = None, **extra: Any) -> Result:
+    def fail(verdict: Verdict, code: str, params: dict | None = None, **extra: Any) -> Result:
         return finish(Result(verdict=verdict, message=Message(code, dict(params or {})), **extra))
 
     try:

@@ -10,7 +10,7 @@ reports the learner's own line numbers for the learner's code.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 # Headers an exercise may ask for. All come from the CUDA 13.0 header wheels; nothing else
 # on the server is visible to NVRTC inside the sandbox.

@@ -11,8 +11,9 @@ The limits are those of sm_90 (H100/H200); the GPU side may pass the live device
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from . import codes
 from .exercise import Exercise
@@ -124,7 +125,7 @@ def validate_launch(request: Any, exercise: Exercise, limits: DeviceLimits = SM9
     return plan
 
 
-def check_shared_total(plan: LaunchPlan, static_shared_bytes: Optional[int],
+def check_shared_total(plan: LaunchPlan, static_shared_bytes: int | None,
                        limits: DeviceLimits = SM90) -> None:
     """After compiling: static (from ptxas) + dynamic shared memory must fit one block."""
     static = static_shared_bytes or 0

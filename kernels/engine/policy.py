@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from . import codes
 
@@ -68,7 +68,7 @@ class SourceRejected(Exception):
         return f"{self.code} {self.params}"
 
 
-def check_source(source: Union[str, bytes]) -> str:
+def check_source(source: str | bytes) -> str:
     """Return the normalised source to compile, or raise SourceRejected.
 
     Order matters: size first (nothing else looks at a huge input), then bytes-level checks,

@@ -4,7 +4,8 @@ processes, so two threads asking at once must get the same one, never two."""
 from __future__ import annotations
 
 import threading
-from typing import Callable, Generic, Optional, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -12,7 +13,7 @@ T = TypeVar("T")
 class ProcessWide(Generic[T]):
     def __init__(self, make: Callable[[], T]):
         self._make = make
-        self._instance: Optional[T] = None
+        self._instance: T | None = None
         self._lock = threading.Lock()
 
     def get(self) -> T:

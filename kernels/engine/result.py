@@ -21,7 +21,7 @@ import json
 import math
 from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 SCHEMA_VERSION = "kernels-result/1"
 
@@ -61,12 +61,12 @@ class Message:
 class Resources:
     """Per-thread / per-block resources of the learner's kernel, from ptxas (-v) output."""
 
-    registers: Optional[int] = None
-    shared_bytes: Optional[int] = None  # static shared memory per block
-    local_bytes: Optional[int] = None  # stack frame (local memory) per thread
-    spill_store_bytes: Optional[int] = None
-    spill_load_bytes: Optional[int] = None
-    constant_bytes: Optional[int] = None
+    registers: int | None = None
+    shared_bytes: int | None = None  # static shared memory per block
+    local_bytes: int | None = None  # stack frame (local memory) per thread
+    spill_store_bytes: int | None = None
+    spill_load_bytes: int | None = None
+    constant_bytes: int | None = None
 
 
 @dataclass
@@ -80,8 +80,8 @@ class Mismatch:
 class CorrectnessCase:
     size: dict[str, int]  # e.g. {"M": 17, "N": 17, "K": 17}
     ok: bool
-    mismatch: Optional[Mismatch] = None
-    message: Optional[Message] = None  # e.g. a runtime error at this size
+    mismatch: Mismatch | None = None
+    message: Message | None = None  # e.g. a runtime error at this size
 
 
 @dataclass
@@ -90,8 +90,8 @@ class Timing:
     size: dict[str, int]
     median_ms: float
     spread_ms: float  # e.g. half the interquartile range; meaning fixed by gpu/timing.py
-    work_rate: Optional[float] = None
-    unit: Optional[str] = None  # "TFLOP/s" | "GB/s"
+    work_rate: float | None = None
+    unit: str | None = None  # "TFLOP/s" | "GB/s"
     samples: int = 0  # number of timed runs behind the median
 
 
@@ -125,12 +125,12 @@ class XpAward:
 
 @dataclass
 class GpuInfo:
-    name: Optional[str] = None
-    compute_capability: Optional[str] = None
-    sm_count: Optional[int] = None
-    clock_mhz: Optional[int] = None
-    driver: Optional[str] = None
-    cuda_runtime: Optional[str] = None
+    name: str | None = None
+    compute_capability: str | None = None
+    sm_count: int | None = None
+    clock_mhz: int | None = None
+    driver: str | None = None
+    cuda_runtime: str | None = None
 
 
 @dataclass
@@ -144,30 +144,30 @@ class LaunchInfo:
     block: list[int]
     tile: list[int]
     smem: int
-    grid: Optional[list[int]] = None  # per size the grid differs; this is for the largest size
+    grid: list[int] | None = None  # per size the grid differs; this is for the largest size
 
 
 @dataclass
 class Result:
     verdict: Verdict
     message: Message
-    exercise: Optional[str] = None
+    exercise: str | None = None
     schema: str = SCHEMA_VERSION
     compile_log: str = ""  # capped, server paths removed, learner's line numbers
-    resources: Optional[Resources] = None
-    launch: Optional[LaunchInfo] = None
+    resources: Resources | None = None
+    launch: LaunchInfo | None = None
     correctness: list[CorrectnessCase] = field(default_factory=list)
     timings: list[Timing] = field(default_factory=list)
     speedups: list[Speedup] = field(default_factory=list)
     tiers: list[TierOutcome] = field(default_factory=list)
     xp: XpAward = field(default_factory=XpAward)
     flags: list[Message] = field(default_factory=list)  # e.g. IMPLAUSIBLY_FAST
-    gpu: Optional[GpuInfo] = None
+    gpu: GpuInfo | None = None
     versions: dict[str, str] = field(default_factory=dict)  # nvrtc, cupy, engine, arch, ...
     phases: list[PhaseTiming] = field(default_factory=list)
     # How the kernel runs (SASS/PTX by line, occupancy, roofline, hints, counters): a versioned
     # section of its own ("insight/1", insight/schema.py). None in results from before it.
-    insight: Optional[dict[str, Any]] = None
+    insight: dict[str, Any] | None = None
 
     # ---- JSON round trip -------------------------------------------------------------
 
@@ -180,14 +180,14 @@ class Result:
         return json.dumps(self.to_dict(), allow_nan=False, **kwargs)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Result":
+    def from_dict(cls, data: dict[str, Any]) -> Result:
         schema = data.get("schema", SCHEMA_VERSION)
         if schema.split("/")[0] != "kernels-result" or schema.split("/")[-1] != SCHEMA_VERSION.split("/")[-1]:
             raise ValueError(f"unsupported result schema {schema!r} (expected {SCHEMA_VERSION!r})")
         return _from_dict(cls, data)
 
     @classmethod
-    def from_json(cls, text: str) -> "Result":
+    def from_json(cls, text: str) -> Result:
         return cls.from_dict(json.loads(text))
 
     @property
@@ -373,7 +373,7 @@ def json_schema() -> dict[str, Any]:
     }
 
 
-def write_schema_file(path: Optional[str] = None) -> str:
+def write_schema_file(path: str | None = None) -> str:
     """Regenerate result.schema.json (run: python -m kernels.engine schema)."""
     import os
 

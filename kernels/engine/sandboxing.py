@@ -16,7 +16,7 @@ import selectors
 import signal
 import subprocess
 import time
-from typing import Iterable, Mapping, Optional, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 NOBODY = "65534"  # uid and gid of "nobody" in the sandbox's own user namespace
 
@@ -24,7 +24,7 @@ NOBODY = "65534"  # uid and gid of "nobody" in the sandbox's own user namespace
 def bwrap_args(*, system_dirs: Sequence[str], system_files: Sequence[str],
                read_only: Iterable[str], as_nobody: bool = False, mount_proc: bool = False,
                empty_dirs: Sequence[str] = (), mapped_read_only: Sequence[tuple[str, str]] = (),
-               dev_binds: Sequence[str] = (), env: Optional[Mapping[str, str]] = None) -> list[str]:
+               dev_binds: Sequence[str] = (), env: Mapping[str, str] | None = None) -> list[str]:
     """bubblewrap's options (everything before ``--``) for one worker.
 
     Always: every namespace unshared (no network), an empty environment, its own session, death

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import os
 import re
 import subprocess
 import sys
@@ -53,6 +52,7 @@ def _spread_ms(stats) -> float:
 # ----------------------------------------------------------------------------------------- child
 def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path = rung_mod.LADDER_DIR) -> dict:
     import cupy as cp
+
     from . import runner
     from .check import check_gemm
 
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
             children.append({"stem": r.stem, "error": f"timed out after {args.child_timeout} s"})
         print(format_table(info, children[-1:]).split("\n", 2)[-1], flush=True)   # progress, row by row
 
-    date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d")
+    date = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d")
     results = build_results(info, children, date)
     out = Path(args.out) if args.out else RESULTS_DIR / f"{slug(info['name'])}-{date}-ladder.json"
     out.parent.mkdir(parents=True, exist_ok=True)

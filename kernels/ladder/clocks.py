@@ -45,7 +45,7 @@ class ClockWatch:
                 return
             time.sleep(self.period_s)
 
-    def __enter__(self) -> "ClockWatch":
+    def __enter__(self) -> ClockWatch:
         if self._nvml is not None:
             self._thread = threading.Thread(target=self._run, daemon=True)
             self._thread.start()

@@ -4,8 +4,8 @@ Revision ID: 0003_submissions
 Revises: 0002
 Create Date: 2026-11-22
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = "0003_submissions"
 down_revision = "0002"

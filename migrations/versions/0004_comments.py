@@ -5,8 +5,8 @@ Revision ID: 0004_comments
 Revises: 0003_submissions
 Create Date: 2026-11-22
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = "0004_comments"
 down_revision = "0003_submissions"

@@ -4,8 +4,8 @@ Revision ID: 0005_submission_review
 Revises: 0004_comments
 Create Date: 2026-11-22
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = "0005_submission_review"
 down_revision = "0004_comments"

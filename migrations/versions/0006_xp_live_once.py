@@ -8,8 +8,8 @@ Revision ID: 0006_xp_live_once
 Revises: 0005_submission_review
 Create Date: 2026-11-25
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = "0006_xp_live_once"
 down_revision = "0005_submission_review"

@@ -4,8 +4,8 @@ Revision ID: 0007_rate_slot
 Revises: 0010_procrastinate
 Create Date: 2026-11-25
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = "0007_rate_slot"
 down_revision = "0010_procrastinate"

@@ -4,8 +4,8 @@ Revision ID: 0011_compile_ms
 Revises: 0007_rate_slot
 Create Date: 2026-11-25
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 
 revision = "0011_compile_ms"
 down_revision = "0007_rate_slot"

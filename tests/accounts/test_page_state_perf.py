@@ -72,7 +72,7 @@ def test_the_page_shows_a_new_completion_and_xp_at_once(user_client, app):
     path = f"/en/lessons/{LESSON}"
     for _ in range(3):
         before = user_client.get(path).text
-    assert strip_xp(before) == 0 and f'data-completed=""' in before
+    assert strip_xp(before) == 0 and 'data-completed=""' in before
     answer = complete(user_client, FIRST)
     after = user_client.get(path).text
     assert strip_xp(after) == answer["strip"]["xp"] > 0

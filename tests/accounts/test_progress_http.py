@@ -3,7 +3,6 @@ profile, announcements, reset and account deletion."""
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 from sqlalchemy import func, select
 
@@ -57,7 +56,7 @@ def test_merge_keeps_the_earliest_completion_time(user_client, app):
 
 
 def test_merge_distrusts_the_browser(user_client):
-    future = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=30)).isoformat()
+    future = (dt.datetime.now(dt.UTC) + dt.timedelta(days=30)).isoformat()
     answer = merge(user_client, {"completed": {FIRST: future, "no-such-lesson": "2026-11-01", SECOND: "yesterday",
                                                "<b>x</b>": "2026-11-01"}})
     assert set(answer["lessons"]) == {FIRST}

@@ -11,7 +11,8 @@ import pytest
 from app.core.config import PROJECT_ROOT
 from app.lessons.check import check_course
 from app.templating import STATIC_DIR
-from .kit import EN_SENTENCE, FRAGMENT, KERNEL, KO_SENTENCE, SOURCES, body, good_lesson, line_of, write_text
+
+from .kit import EN_SENTENCE, FRAGMENT, KERNEL, KO_SENTENCE, SOURCES, body, good_lesson, line_of
 
 KERNELS = PROJECT_ROOT / "kernels"
 

@@ -24,7 +24,7 @@ class Browser:
         self.csrf = ""
         self.username = ""
 
-    def signup(self, username: str, lang: str = "en") -> "Browser":
+    def signup(self, username: str, lang: str = "en") -> Browser:
         token = CSRF_FIELD.search(self.client.get(f"/{lang}/signup").text).group(1)
         response = self.client.post(f"/{lang}/signup", data={
             "csrf_token": token, "username": username, "password": PASSWORD, "password2": PASSWORD,

@@ -6,7 +6,6 @@ import re
 import pytest
 
 from app.core.config import PROJECT_ROOT
-
 from tests.insight.support import stop_compiler, with_insight
 from tests.panel.support import LiveServer, add_user, insert_graded, passed_result, sign_in
 

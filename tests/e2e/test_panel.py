@@ -3,7 +3,6 @@ compile error or awaiting_gpu). Screenshots go to test-artifacts/."""
 import pytest
 
 from app.core.config import PROJECT_ROOT
-
 from tests.panel.support import LiveServer, add_user, insert_graded, passed_result, sign_in
 
 pytestmark = pytest.mark.e2e

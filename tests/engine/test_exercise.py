@@ -6,7 +6,12 @@ import pytest
 import yaml
 
 from kernels.engine.exercise import (
-    KERNELS_ROOT, ExerciseSpecError, UnknownExercise, list_exercises, load_exercise, parse_spec,
+    KERNELS_ROOT,
+    ExerciseSpecError,
+    UnknownExercise,
+    list_exercises,
+    load_exercise,
+    parse_spec,
 )
 
 from .conftest import GEMM_SPEC

@@ -23,8 +23,10 @@ def test_defaults_and_json_text(gemm_exercise):
 
 
 def test_vector_output_grid(tmp_path):
-    from kernels.engine.exercise import parse_spec
     import yaml
+
+    from kernels.engine.exercise import parse_spec
+
     from .conftest import GEMM_SPEC
 
     raw = yaml.safe_load(GEMM_SPEC)

@@ -11,8 +11,21 @@ import pytest
 
 from kernels.engine import codes
 from kernels.engine.result import (
-    SCHEMA_VERSION, CorrectnessCase, GpuInfo, LaunchInfo, Message, Mismatch, PhaseTiming, Resources,
-    Result, Speedup, TierOutcome, Timing, Verdict, XpAward, json_schema,
+    SCHEMA_VERSION,
+    CorrectnessCase,
+    GpuInfo,
+    LaunchInfo,
+    Message,
+    Mismatch,
+    PhaseTiming,
+    Resources,
+    Result,
+    Speedup,
+    TierOutcome,
+    Timing,
+    Verdict,
+    XpAward,
+    json_schema,
 )
 
 from .minischema import errors

@@ -2,11 +2,15 @@
 
 Run: python3 tests/gpu/smoke_device.py   (from the repository root)
 """
-import json, time
+import json
+import time
+
 from kernels.engine import grade
 from kernels.engine.compiler import get_compiler
+
 print("compiler available:", get_compiler().available())
 from kernels.engine.gpu import gpu_available
+
 print("gpu_available:", gpu_available())
 src = open("kernels/gemm/solutions/correct/regtile_64x64.cu").read()
 for i in range(2):

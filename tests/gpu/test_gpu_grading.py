@@ -12,8 +12,7 @@ import pytest
 from kernels.engine import load_exercise
 from kernels.engine.result import Result, Verdict
 
-from .gpuhelp import (KERNELS, EXERCISES, compile_file, expected_verdict, ident, launch_of,
-                      needs_gpu, plan_for, solutions)
+from .gpuhelp import EXERCISES, KERNELS, compile_file, expected_verdict, ident, launch_of, needs_gpu, plan_for, solutions
 
 pytestmark = [pytest.mark.gpu, needs_gpu]
 

@@ -24,8 +24,7 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
-from schemathesis.checks import (content_type_conformance, not_a_server_error,  # the library's checks
-                                 response_schema_conformance)
+from schemathesis.checks import content_type_conformance, not_a_server_error, response_schema_conformance  # the library's checks
 
 from app.bench.submissions_server import Server, add_users
 from app.core.config import PROJECT_ROOT

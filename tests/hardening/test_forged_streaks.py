@@ -10,9 +10,7 @@ from app.accounts.clock import utcnow
 from app.accounts.users import find_user
 from app.progress import events as ev
 from app.progress.models import Event
-from tests.accounts.conftest import page_csrf
-
-from tests.accounts.conftest import LESSON
+from tests.accounts.conftest import LESSON, page_csrf
 
 
 def _merge(client, payload):

@@ -9,7 +9,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-
 from sqlalchemy import func, select
 
 from app.bench.submissions_server import Server, add_users
@@ -17,7 +16,6 @@ from app.comments.models import Comment
 from app.core.db import make_engine
 from tests.accounts.conftest import LESSON
 from tests.hardening.live import form_csrf, post_signin
-
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ from app.core.config import PROJECT_ROOT
 from tests.hardening.live import PASSWORD, form_csrf
 
 
-
 def _signup(url: str, name: str, forwarded_for: str) -> int:
     with httpx.Client(base_url=url, timeout=60) as client:
         return client.post("/en/signup", headers={"X-Forwarded-For": forwarded_for},

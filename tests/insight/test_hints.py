@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kernels.engine.insight import hints, static_insight
-from kernels.engine.insight import finish
+from kernels.engine.insight import finish, hints, static_insight
 
 from .test_sass import NAIVE, SPILL, TILED, VEC
 

@@ -73,9 +73,8 @@ def test_korean_fragment(app_client):
 
 def test_hint_links_reach_real_lesson_sections(app_client):
     client = app_client(dispatcher_enabled=False)
-    from kernels.engine.insight import hints
-
     from app.panel.insight import COUNTER_TEXTS, lesson_link
+    from kernels.engine.insight import hints
 
     links = [(r["lesson"]["folder"], r["lesson"]["heading"]) for r in hints.rules()]
     links += [v[2] for v in COUNTER_TEXTS.values()]

@@ -7,8 +7,8 @@ import json
 from kernels.engine import load_exercise
 from kernels.engine.insight import finish, static_insight
 from kernels.engine.result import Message, Result, Verdict, json_schema
-
 from tests.engine.minischema import errors
+
 from .test_sass import TILED
 
 

@@ -3,13 +3,12 @@ its PTX holds the instruction that defines it — so no rung is a renamed copy o
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
-from kernels.ladder import rungs as rung_mod
-
 from kernels.ladder import nvrtc_build  # needs the NVRTC library (a project dependency), not a GPU
+from kernels.ladder import rungs as rung_mod
 
 RUNGS = rung_mod.discover()
 BY_STEM = {r.stem: r for r in RUNGS}
@@ -78,7 +77,7 @@ MIN_FMA = {"04_1d_thread_tiling": 64, "05_2d_register_tiling": 512, "06_vectoriz
 FMA_GROWS = [("08_double_buffering", "09_warp_tiling")]
 
 
-@lru_cache(maxsize=None)
+@cache
 def built(stem: str) -> nvrtc_build.Built:
     r = BY_STEM[stem]
     return nvrtc_build.build(r.source, r.arch, r.path.name)

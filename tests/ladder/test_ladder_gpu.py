@@ -39,6 +39,7 @@ def _load(rung):
 @pytest.mark.parametrize("stem", [r.stem for r in RUNGS])
 def test_rung_is_correct(stem, M, N, K):
     import cupy as cp
+
     from kernels.ladder import runner
     from kernels.ladder.check import check_gemm
 

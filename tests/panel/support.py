@@ -13,8 +13,7 @@ from tests.submissions.conftest import PASSWORD, add_user  # noqa: F401  (re-exp
 def passed_result(exercise: str = "gemm", *, fast: bool = False, tiers_met: bool = True):
     """A complete PASSED Result like the GPU runner writes (sizes, timings, speedups, tiers)."""
     from kernels.engine import load_exercise
-    from kernels.engine.result import (CorrectnessCase, GpuInfo, Message, Resources, Result, Speedup, TierOutcome,
-                                       Timing, Verdict, XpAward)
+    from kernels.engine.result import CorrectnessCase, GpuInfo, Message, Resources, Result, Speedup, TierOutcome, Timing, Verdict, XpAward
 
     spec = load_exercise(exercise)
     big = {"M": 2048, "N": 2048, "K": 2048}

@@ -7,14 +7,12 @@ import json
 import time
 from collections import defaultdict
 
-import pytest
 from sqlalchemy import text
 
 from app.bench.submissions_cluster import Workers, cluster_server, gemm_source, post_burst, wait_all_done
 from app.bench.submissions_server import add_users
 from app.cluster.watch import snapshot
 from app.core.db import make_engine
-
 from tests.conftest import make_settings
 
 from .conftest import GEMM_LAUNCH
@@ -87,7 +85,7 @@ def fake_log(path) -> dict[str, list[dict]]:
 def epoch(naive_utc) -> float:
     import datetime as dt
 
-    return naive_utc.replace(tzinfo=dt.timezone.utc).timestamp()
+    return naive_utc.replace(tzinfo=dt.UTC).timestamp()
 
 
 def test_four_workers_300_jobs_150_learners_two_killed_mid_job(pg_url, tmp_path):

@@ -12,7 +12,6 @@ from app.progress.models import Event, XpEntry
 from app.submissions import lanes, queue
 from app.submissions.dispatcher import Dispatcher, DispatcherConfig
 from app.submissions.models import DispatcherLane, Submission
-
 from kernels.engine import load_exercise
 
 from .conftest import gemm_source

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from app.templating import STATIC_DIR
 from app.rendering.code import DARK_CODE_BG, LIGHT_CODE_BG, stylesheet
+from app.templating import STATIC_DIR
 
 # Backgrounds code sits on: the lesson code block, and comment code blocks (--surface-2 of each theme).
 BACKGROUNDS = {":root .highlight": (LIGHT_CODE_BG, "#f0f2f6"), ":root[data-theme=dark] .highlight": (DARK_CODE_BG, "#1d2430")}

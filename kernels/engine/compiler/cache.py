@@ -16,7 +16,7 @@ import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 CACHE_FORMAT = 1  # bump when what is stored changes meaning
 
@@ -30,15 +30,15 @@ def cache_key(*, text: str, options: list[str], nvrtc_version: str, arch: str,
 
 
 class CubinCache:
-    def __init__(self, max_entries: int = 256, disk_dir: Optional[str] = None):
+    def __init__(self, max_entries: int = 256, disk_dir: str | None = None):
         self.max_entries = max_entries
         self.disk_dir = Path(disk_dir) if disk_dir else None
-        self._mem: "OrderedDict[str, tuple[dict[str, Any], bytes]]" = OrderedDict()
+        self._mem: OrderedDict[str, tuple[dict[str, Any], bytes]] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: str) -> Optional[tuple[dict[str, Any], bytes]]:
+    def get(self, key: str) -> tuple[dict[str, Any], bytes] | None:
         with self._lock:
             if key in self._mem:
                 self._mem.move_to_end(key)
@@ -74,7 +74,7 @@ class CubinCache:
         d = self.disk_dir / key[:2]
         return d / f"{key}.json", d / f"{key}.cubin"
 
-    def _disk_get(self, key: str) -> Optional[tuple[dict[str, Any], bytes]]:
+    def _disk_get(self, key: str) -> tuple[dict[str, Any], bytes] | None:
         if self.disk_dir is None:
             return None
         meta_p, cubin_p = self._paths(key)

@@ -13,8 +13,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional
 
 from ..headers import CHECK_NAME, SOURCE_NAME
 
@@ -124,9 +124,9 @@ _SMEM_RE = re.compile(r"(\d+) bytes smem")
 _CMEM_RE = re.compile(r"(\d+) bytes cmem\[0\]")
 
 
-def parse_ptxas_resources(log: str, entry: str) -> Optional[dict[str, int]]:
+def parse_ptxas_resources(log: str, entry: str) -> dict[str, int] | None:
     """Resources of one entry function from ``-Xptxas=-v`` output; None if not found."""
-    current: Optional[str] = None
+    current: str | None = None
     found: dict[str, int] = {}
     seen = False
     for line in log.splitlines():

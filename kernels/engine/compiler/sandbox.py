@@ -20,7 +20,6 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
 
 from .. import sandboxing
 
@@ -54,7 +53,7 @@ class Toolchain:
     python: str  # the real interpreter binary (not a venv symlink)
     python_prefix: str  # sys.base_prefix: the interpreter's standard library lives here
     nvrtc_lib: str  # absolute path of libnvrtc.so.*
-    include_dir: Optional[str]  # CUDA headers (cuda_fp16.h ...), None when not installed
+    include_dir: str | None  # CUDA headers (cuda_fp16.h ...), None when not installed
     package_dirs: tuple[str, ...] = field(default_factory=tuple)  # dirs to bind
     sys_path: tuple[str, ...] = field(default_factory=tuple)  # their parents, for the worker
 
@@ -113,7 +112,7 @@ def _find_nvrtc() -> str:
 HEADER_FILES = ("cuda_fp16.h", "cuda_bf16.h", "mma.h", "crt/mma.h")
 
 
-def _find_include_dir(nvrtc_lib: str) -> Optional[str]:
+def _find_include_dir(nvrtc_lib: str) -> str | None:
     """CUDA headers: $MKC_CUDA_INCLUDE, the include/ beside NVRTC's lib/ (wheel:
     nvidia/cu13/{lib,include}; toolkit: /usr/local/cuda/targets/<arch>/{lib,include}), then
     /usr/local/cuda/include. The first folder holding every allowed header wins; failing that,

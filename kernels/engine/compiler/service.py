@@ -14,8 +14,9 @@ import os
 import re
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from .. import codes
 from ..exercise import KernelSpec
@@ -58,7 +59,7 @@ class CompileError(Exception):
     """The compile did not give a kernel. ``verdict`` is COMPILE_ERROR (the learner's source)
     or UNAVAILABLE (the server could not compile: no sandbox, no NVRTC)."""
 
-    def __init__(self, verdict: Verdict, code: str, params: Optional[dict[str, Any]] = None,
+    def __init__(self, verdict: Verdict, code: str, params: dict[str, Any] | None = None,
                  log: str = "", log_truncated: bool = False):
         self.verdict, self.code, self.params = verdict, code, dict(params or {})
         self.log, self.log_truncated = log, log_truncated
@@ -66,8 +67,8 @@ class CompileError(Exception):
 
 
 class Compiler:
-    def __init__(self, arch: Optional[str] = None, *, worker: Optional[CompileWorker] = None,
-                 cache: Optional[CubinCache] = None, lineinfo: bool = False,
+    def __init__(self, arch: str | None = None, *, worker: CompileWorker | None = None,
+                 cache: CubinCache | None = None, lineinfo: bool = False,
                  extra_options: Iterable[str] = ()):
         arch = arch or os.environ.get(ARCH_ENV) or DEFAULT_ARCH
         if not _ARCH_RE.match(arch):
@@ -77,7 +78,7 @@ class Compiler:
         self.cache = cache if cache is not None else CubinCache(disk_dir=os.environ.get(CACHE_DIR_ENV) or None)
         self.lineinfo = lineinfo
         self.extra_options = list(extra_options)
-        self._unavailable: Optional[tuple[float, SandboxUnavailable]] = None
+        self._unavailable: tuple[float, SandboxUnavailable] | None = None
 
     # ---- public ----------------------------------------------------------------------
 
@@ -88,7 +89,7 @@ class Compiler:
         opts.extend(self.extra_options)
         return opts
 
-    def compile(self, source: str, kernel: Optional[KernelSpec] = None, *,
+    def compile(self, source: str, kernel: KernelSpec | None = None, *,
                 headers: Iterable[str] = ()) -> CompiledKernel:
         """Compile ``source`` (the learner's text). With ``kernel``, also check its signature
         and extern "C"; without, take the first entry in the PTX (e.g. ladder files)."""
@@ -162,7 +163,7 @@ class Compiler:
                               cached=False, key=key, nvrtc_version=version,
                               sandboxed=self.worker.sandboxed, compile_ms=ms)
 
-    def available(self) -> tuple[bool, Optional[str]]:
+    def available(self) -> tuple[bool, str | None]:
         """(True, None) when a worker can start here; else (False, reason code)."""
         try:
             find_toolchain()
@@ -221,7 +222,7 @@ class Compiler:
 
 
 _version_lock = threading.Lock()
-_version: Optional[str] = None
+_version: str | None = None
 
 
 def nvrtc_version() -> str:

@@ -18,7 +18,7 @@ kernel is ``extern "C"``, which is how the GPU side finds it in the cubin.
 from __future__ import annotations
 
 import itertools
-from typing import Iterable
+from collections.abc import Iterable
 
 from .. import codes
 from ..exercise import KernelSpec

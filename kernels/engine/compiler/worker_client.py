@@ -15,7 +15,6 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from typing import Optional
 
 from ..sandboxing import kill_process_group, start_in_own_session, wait_readable
 from .sandbox import SandboxUnavailable, Toolchain, find_toolchain, unsafe_unsandboxed_allowed, worker_argv
@@ -28,7 +27,7 @@ class WorkerTimeout(Exception):
 
 
 class WorkerDied(Exception):
-    def __init__(self, signal_number: Optional[int], detail: str = ""):
+    def __init__(self, signal_number: int | None, detail: str = ""):
         self.signal_number = signal_number
         super().__init__(f"worker died (signal {signal_number}) {detail}".strip())
 
@@ -42,8 +41,8 @@ class RawCompile:
     lowered: dict[str, str]
     cubin: bytes
     ptx: str
-    error: Optional[str] = None
-    error_kind: Optional[str] = None  # compile | memory | internal
+    error: str | None = None
+    error_kind: str | None = None  # compile | memory | internal
 
 
 @dataclass
@@ -53,18 +52,18 @@ class WorkerSettings:
     data_bytes: int = 4 << 30  # RLIMIT_DATA (heap); NVRTC on a big kernel stays well below
     max_jobs: int = 100  # recycle after this many compiles (bounds any slow leak in NVRTC)
     startup_s: float = 30.0
-    sandboxed: Optional[bool] = None  # None: sandboxed unless the loud unsafe setting is on
+    sandboxed: bool | None = None  # None: sandboxed unless the loud unsafe setting is on
 
 
 class CompileWorker:
-    def __init__(self, settings: Optional[WorkerSettings] = None, toolchain: Optional[Toolchain] = None):
+    def __init__(self, settings: WorkerSettings | None = None, toolchain: Toolchain | None = None):
         self.settings = settings or WorkerSettings()
         self._toolchain = toolchain
-        self._proc: Optional[subprocess.Popen] = None
+        self._proc: subprocess.Popen | None = None
         self._stderr = None
         self._jobs = 0
         self._lock = threading.Lock()
-        self.nvrtc_version: Optional[tuple[int, int]] = None
+        self.nvrtc_version: tuple[int, int] | None = None
         self.starts = 0  # how many processes were started (tests watch recycling)
         self.hello: dict = {}
 

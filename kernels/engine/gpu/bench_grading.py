@@ -50,8 +50,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None, help="also write the figures to this file")
     args = ap.parse_args(argv)
 
-    from . import gpu_available
     from .. import grade
+    from . import gpu_available
 
     if not gpu_available():
         print("no GPU here", file=sys.stderr)

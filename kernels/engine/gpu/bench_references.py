@@ -66,9 +66,9 @@ def main(argv=None) -> int:
     ap.add_argument("--no-fast", action="store_true", help="skip grading the fast solutions")
     args = ap.parse_args(argv)
 
+    from ..compiler import nvrtc_version
     from . import gpu_available
     from .runner import GpuRunner, Limits, run_job
-    from ..compiler import nvrtc_version
 
     if not gpu_available():
         print("no GPU here", file=sys.stderr)

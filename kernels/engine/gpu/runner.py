@@ -25,14 +25,14 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 from .. import codes
-from ..result import (CorrectnessCase, GpuInfo, Message, Mismatch, Phase, Result, Speedup,
-                      TierOutcome, Timing, Verdict, XpAward)
 from ..process_wide import ProcessWide
+from ..result import CorrectnessCase, GpuInfo, Message, Mismatch, Phase, Result, Speedup, TierOutcome, Timing, Verdict, XpAward
 from ..sandboxing import kill_process_group, start_in_own_session, wait_readable
 from . import sandbox
 
@@ -67,7 +67,7 @@ def lock_path() -> str:
 class GpuLock:
     """Exclusive use of the GPU across processes (flock is released if the holder dies)."""
 
-    def __init__(self, path: Optional[str] = None):
+    def __init__(self, path: str | None = None):
         self.path = path or lock_path()
         self._fh = None
         self._thread_lock = threading.Lock()  # flock is per open file, so serialise threads too
@@ -103,7 +103,7 @@ class Worker:
         os.close(w)
         self.proto_fd = r
         self._buf = b""
-        self.ready: Optional[dict] = None
+        self.ready: dict | None = None
         self.warm_sent = not deferred
         self.output = bytearray()
         self.output_total = 0
@@ -127,7 +127,7 @@ class Worker:
             elif len(self.stderr) < 16384:
                 self.stderr += chunk[:16384 - len(self.stderr)]
 
-    def next_event(self, timeout: float) -> Optional[dict]:
+    def next_event(self, timeout: float) -> dict | None:
         """The next protocol message, None on timeout; raises EOFError when the worker is gone."""
         deadline = time.monotonic() + max(0.0, timeout)
         while b"\n" not in self._buf:
@@ -200,7 +200,7 @@ class Worker:
 # PR_SET_PDEATHSIG, which fires when the *thread* that started the process exits: a worker
 # started from a short-lived thread (the spare's warm-up thread, a web server's request thread)
 # would be killed with SIGKILL as soon as that thread ends.
-_spawner: Optional[ThreadPoolExecutor] = None
+_spawner: ThreadPoolExecutor | None = None
 _spawner_lock = threading.Lock()
 
 
@@ -216,13 +216,13 @@ def new_worker(limits: Limits, deferred: bool = False) -> Worker:
 # ---- the pool: one spare, warmed under the GPU lock --------------------------------------
 
 class GpuRunner:
-    def __init__(self, limits: Optional[Limits] = None, *, keep_spare: Optional[bool] = None):
+    def __init__(self, limits: Limits | None = None, *, keep_spare: bool | None = None):
         self.limits = limits or Limits()
         self.lock = GpuLock()
         self.keep_spare = (os.environ.get("KERNELS_GPU_SPARE", "1") != "0") if keep_spare is None else keep_spare
-        self._spare: Optional[Worker] = None
+        self._spare: Worker | None = None
         self._spare_mutex = threading.Lock()
-        self._warming: Optional[threading.Thread] = None
+        self._warming: threading.Thread | None = None
 
     # The spare's process starts (imports, on CPU) while the current job runs (``_preload``); its
     # CUDA context is created with the GPU lock held, so it never warms up while a job is timed.
@@ -276,7 +276,7 @@ class GpuRunner:
             self._warming = threading.Thread(target=self._warm_spare, daemon=True)
             self._warming.start()
 
-    def _take_spare(self) -> Optional[Worker]:
+    def _take_spare(self) -> Worker | None:
         """The spare, warmed (call with the GPU lock held); None when there is none that works."""
         with self._spare_mutex:
             w, self._spare = self._spare, None
@@ -446,8 +446,8 @@ def exercise_payload(exercise) -> dict:
     }
 
 
-def build_job(exercise, compiled, plan, *, seed: Optional[int] = None, do_timing: bool = True,
-              limits: Optional[Limits] = None, timing_sizes: Optional[list] = None) -> dict:
+def build_job(exercise, compiled, plan, *, seed: int | None = None, do_timing: bool = True,
+              limits: Limits | None = None, timing_sizes: list | None = None) -> dict:
     limits = limits or get_runner().limits
     arch = getattr(compiled, "arch", None) or "sm_90"
     payload = exercise_payload(exercise)
@@ -519,9 +519,9 @@ def _to_result(final: dict, worker: Worker, exercise_id: str) -> Result:
     return res
 
 
-def run_job(exercise, compiled, launch_plan, on_phase: Optional[Callable] = None, *,
-            seed: Optional[int] = None, do_timing: bool = True, runner: Optional[GpuRunner] = None,
-            timing_sizes: Optional[list] = None) -> Result:
+def run_job(exercise, compiled, launch_plan, on_phase: Callable | None = None, *,
+            seed: int | None = None, do_timing: bool = True, runner: GpuRunner | None = None,
+            timing_sizes: list | None = None) -> Result:
     """Check (and time) one compiled kernel on the GPU in a fresh sandboxed worker."""
     runner = runner or get_runner()
     if not sandbox.unsafe_unsandboxed_allowed():

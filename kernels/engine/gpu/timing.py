@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
 import numpy as np
 
@@ -88,9 +88,9 @@ class L2Flusher:
 def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
             max_seconds: float = 2.0, target_rse: float = 0.005, min_rounds: int = 10,
             max_rounds: int = 300, warmup_rounds: int = 2,
-            before_round: Optional[Callable[[int], None]] = None,
-            after_round: Optional[Callable[[int], None]] = None,
-            flusher: Optional[L2Flusher] = None, seed: Optional[int] = None) -> dict[str, TimingStats]:
+            before_round: Callable[[int], None] | None = None,
+            after_round: Callable[[int], None] | None = None,
+            flusher: L2Flusher | None = None, seed: int | None = None) -> dict[str, TimingStats]:
     """Time each callable (one kernel launch on the current stream) interleaved round by round.
 
     before_round(i) / after_round(i) run outside the timed regions (i < 0 for warm-up rounds):

@@ -530,6 +530,7 @@ def main(argv: list[str]) -> int:
     if opts.get("deferred"):
         # Load now (CPU only: importing CuPy touches no GPU), create the CUDA context when told.
         import cupy  # noqa: F401
+
         from kernels.engine.gpu import timing  # noqa: F401
 
         send({"ev": "loaded"})

@@ -23,7 +23,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 from .roofline import RESULTS_DIR, slug
 

@@ -26,8 +26,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from .. import sandboxing
 from .disasm import complete_elf, first_executable, tool_version
@@ -53,19 +54,19 @@ METRICS = (
 
 
 @lru_cache(maxsize=1)
-def find_ncu() -> Optional[str]:
+def find_ncu() -> str | None:
     return first_executable([os.environ.get(ENV, ""), "/usr/local/cuda/bin/ncu",
                              *sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"), reverse=True),
                              shutil.which("ncu") or ""])
 
 
-def derive(raw: Mapping[str, Optional[float]]) -> dict[str, Optional[float]]:
+def derive(raw: Mapping[str, float | None]) -> dict[str, float | None]:
     """The numbers the panel explains, from the raw counters."""
     def get(k):
         v = raw.get(k)
         return float(v) if isinstance(v, (int, float)) else None
 
-    out: dict[str, Optional[float]] = {}
+    out: dict[str, float | None] = {}
     sectors, requests = get(METRICS[0]), get(METRICS[1])
     out["sectors_per_request"] = round(sectors / requests, 3) if sectors is not None and requests else None
     conflicts, lds, sts = get(METRICS[2]), get(METRICS[3]), get(METRICS[4])
@@ -80,12 +81,12 @@ def derive(raw: Mapping[str, Optional[float]]) -> dict[str, Optional[float]]:
     return out
 
 
-def parse_csv(text: str, kernel_name: str) -> dict[str, Optional[float]]:
+def parse_csv(text: str, kernel_name: str) -> dict[str, float | None]:
     """ncu --csv --print-units base: one row per metric; values may carry thousands separators."""
     start = text.find('"ID"')
     if start < 0:
         return {}
-    raw: dict[str, Optional[float]] = {}
+    raw: dict[str, float | None] = {}
     for row in csv.DictReader(io.StringIO(text[start:])):
         if row.get("Kernel Name", "").split("(")[0].strip() != kernel_name:
             continue
@@ -104,8 +105,8 @@ def ncu_args(kernel_name: str) -> list[str]:
             "--launch-count", "1"]
 
 
-def collect(exercise: Any, cubin: bytes, kernel_name: str, plan: Any, size: Optional[Mapping[str, int]] = None,
-            *, sandboxed: Optional[bool] = None, deadline_s: float = DEADLINE_S,
+def collect(exercise: Any, cubin: bytes, kernel_name: str, plan: Any, size: Mapping[str, int] | None = None,
+            *, sandboxed: bool | None = None, deadline_s: float = DEADLINE_S,
             keep_output: bool = False) -> dict[str, Any]:
     """The counters section of the insight: {"available", "reason", "tool", "size", "metrics", "raw"}.
     ``keep_output`` adds ncu's own text as "_output" (for tests and benchmarks; never stored)."""

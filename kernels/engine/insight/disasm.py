@@ -28,7 +28,6 @@ import subprocess
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional
 
 from .. import sandboxing
 
@@ -47,12 +46,12 @@ class Disassembly:
     ok: bool
     text: str = ""
     truncated: bool = False
-    reason: Optional[str] = None  # NVDISASM_MISSING | NVDISASM_FAILED | NVDISASM_TIMEOUT | NO_SANDBOX
-    tool: Optional[str] = None  # "nvdisasm 13.2.86"
+    reason: str | None = None  # NVDISASM_MISSING | NVDISASM_FAILED | NVDISASM_TIMEOUT | NO_SANDBOX
+    tool: str | None = None  # "nvdisasm 13.2.86"
     ms: float = 0.0
 
 
-def first_executable(candidates) -> Optional[str]:
+def first_executable(candidates) -> str | None:
     """The real path of the first candidate that is an executable file (empty ones skipped)."""
     for c in candidates:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
@@ -75,7 +74,7 @@ def tool_version(path: str, name: str = "nvdisasm") -> str:
 
 
 @lru_cache(maxsize=1)
-def find_nvdisasm() -> Optional[str]:
+def find_nvdisasm() -> str | None:
     candidates = [os.environ.get(ENV, "")]
     spec = importlib.util.find_spec("nvidia")
     for loc in (spec.submodule_search_locations or []) if spec else []:

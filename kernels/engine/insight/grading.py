@@ -16,7 +16,7 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import os
-from typing import Any, Optional
+from typing import Any
 
 from . import finish, start_static
 
@@ -29,7 +29,7 @@ def enabled() -> bool:
     return os.environ.get("MKC_INSIGHT", "").strip().lower() not in ("off", "0", "false", "no")
 
 
-def begin(exercise: Any, compiled: Any, plan: Any, source: str) -> Optional["concurrent.futures.Future[dict]"]:
+def begin(exercise: Any, compiled: Any, plan: Any, source: str) -> concurrent.futures.Future[dict] | None:
     if not enabled():
         return None
     try:
@@ -43,8 +43,8 @@ def begin(exercise: Any, compiled: Any, plan: Any, source: str) -> Optional["con
         return None
 
 
-def complete(job: Optional["concurrent.futures.Future[dict]"], exercise: Any, result: Any, compiled: Any,
-             plan: Any, *, gpu_used: bool) -> Optional[dict]:
+def complete(job: concurrent.futures.Future[dict] | None, exercise: Any, result: Any, compiled: Any,
+             plan: Any, *, gpu_used: bool) -> dict | None:
     if job is None:
         return None
     try:

@@ -8,9 +8,10 @@ silent. Standard library + pyyaml.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any
 
 import yaml
 
@@ -40,23 +41,23 @@ def rules() -> tuple[dict, ...]:
             if not isinstance(c, dict) or c.get("op") not in OPS or not isinstance(c.get("fact"), str):
                 raise ValueError(f"{where}: bad condition {c!r}")
         lesson = r.get("lesson") or {}
-        if not isinstance(lesson.get("folder"), str) or set((lesson.get("heading") or {})) != {"en", "ko"}:
+        if not isinstance(lesson.get("folder"), str) or set(lesson.get("heading") or {}) != {"en", "ko"}:
             raise ValueError(f"{where}: lesson needs a folder and a heading in en and ko")
         if set(r.get("text") or {}) != {"en", "ko"}:
             raise ValueError(f"{where}: text in en and ko")
     return tuple(data)
 
 
-def rule(hint_id: str) -> Optional[dict]:
+def rule(hint_id: str) -> dict | None:
     return next((r for r in rules() if r["id"] == hint_id), None)
 
 
 # ---- facts -------------------------------------------------------------------------------
 
-def facts(*, exercise: str, counts: Optional[Mapping[str, int]] = None,
-          global_load_widths: Optional[Mapping[str, int]] = None, resources: Optional[Mapping] = None,
-          occupancy: Optional[Mapping] = None, roofline: Optional[Mapping] = None,
-          counters: Optional[Mapping] = None, source: Optional[str] = None) -> dict[str, Any]:
+def facts(*, exercise: str, counts: Mapping[str, int] | None = None,
+          global_load_widths: Mapping[str, int] | None = None, resources: Mapping | None = None,
+          occupancy: Mapping | None = None, roofline: Mapping | None = None,
+          counters: Mapping | None = None, source: str | None = None) -> dict[str, Any]:
     """The flat fact table the rules read. Only what was measured is present."""
     f: dict[str, Any] = {"exercise": exercise}
     if counts:
@@ -139,7 +140,7 @@ _DIVERGENT = re.compile(r"\b(threadIdx|laneid|lane_id|__lane_id)\b")
 _TOKEN = re.compile(r"\b(if|else|for|while|switch|__syncthreads)\b|[(){};]")
 
 
-def sync_in_divergent_branch(source: str) -> Optional[int]:
+def sync_in_divergent_branch(source: str) -> int | None:
     """The first line where ``__syncthreads()`` runs only under a condition on threadIdx.
 
     A conservative scan of the comment- and string-free source: the body of an if/else/for/while/
@@ -149,7 +150,7 @@ def sync_in_divergent_branch(source: str) -> Optional[int]:
     """
     text = _STRIP.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source or "")
     stack: list[bool] = []  # per open brace: is this block divergent?
-    pending: Optional[bool] = None  # a control statement's condition seen, body not yet opened
+    pending: bool | None = None  # a control statement's condition seen, body not yet opened
     last_if_divergent = False
     single: list[tuple[int, bool]] = []  # bodies without braces (depth, divergent), end at ';'
     pos = 0
@@ -193,7 +194,7 @@ def sync_in_divergent_branch(source: str) -> Optional[int]:
     return None
 
 
-def _paren(text: str, start: int) -> tuple[Optional[str], int]:
+def _paren(text: str, start: int) -> tuple[str | None, int]:
     i = text.find("(", start)
     if i < 0 or text[start:i].strip():
         return None, start

@@ -13,7 +13,6 @@ in: "48 fewer registers per thread -> 2 blocks per SM".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,7 @@ class Occupancy:
     occupancy: float  # resident warps / max warps, 0..1
     limited_by: list[str]  # "registers" | "shared" | "warps" | "blocks"
     limits: dict[str, int]
-    next_step: Optional[dict] = None  # {"resource", "change", "blocks_per_sm"}
+    next_step: dict | None = None  # {"resource", "change", "blocks_per_sm"}
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in (
@@ -105,7 +104,7 @@ class Occupancy:
             "max_warps_per_sm", "occupancy", "limited_by", "limits", "next_step")}
 
 
-def occupancy(threads: int, registers: int, shared_bytes: int, arch: str = "sm_90") -> Optional[Occupancy]:
+def occupancy(threads: int, registers: int, shared_bytes: int, arch: str = "sm_90") -> Occupancy | None:
     hw = ARCHES.get(arch)
     if hw is None or threads <= 0 or registers < 0 or shared_bytes < 0:
         return None
@@ -123,7 +122,7 @@ def occupancy(threads: int, registers: int, shared_bytes: int, arch: str = "sm_9
 
 
 def _next_step(hw: SmLimits, threads: int, registers: int, shared: int, blocks: int,
-               limited: list[str]) -> Optional[dict]:
+               limited: list[str]) -> dict | None:
     """The smallest change of the limiting resource that lets one more block in, if that alone
     suffices (the other limits allow it)."""
     target = blocks + 1

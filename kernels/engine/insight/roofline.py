@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from ..exercise import Exercise, _eval_expr
 
@@ -29,7 +30,7 @@ class RooflineSpecError(ValueError):
     pass
 
 
-def formulas(exercise: Exercise) -> Optional[dict[str, str]]:
+def formulas(exercise: Exercise) -> dict[str, str] | None:
     """{"flops", "min_bytes"} from the spec, or None when the spec has none."""
     raw = (exercise.raw or {}).get("roofline")
     if raw is None:
@@ -39,7 +40,7 @@ def formulas(exercise: Exercise) -> Optional[dict[str, str]]:
     return {"flops": raw["flops"], "min_bytes": raw["min_bytes"]}
 
 
-def amounts(exercise: Exercise, size: Mapping[str, int]) -> Optional[tuple[float, float]]:
+def amounts(exercise: Exercise, size: Mapping[str, int]) -> tuple[float, float] | None:
     f = formulas(exercise)
     if f is None:
         return None
@@ -64,7 +65,7 @@ def _load_all(folder: str) -> tuple[dict, ...]:
     return tuple(out)
 
 
-def ceilings_for(gpu_name: Optional[str], folder: Optional[Path] = None) -> Optional[dict]:
+def ceilings_for(gpu_name: str | None, folder: Path | None = None) -> dict | None:
     """The newest ceilings file measured on a GPU of this name (files sort by date in the name)."""
     if not gpu_name:
         return None
@@ -72,7 +73,7 @@ def ceilings_for(gpu_name: Optional[str], folder: Optional[Path] = None) -> Opti
     return matches[-1] if matches else None
 
 
-def _rate(timings: list[dict], kernel: str, size: Mapping[str, int]) -> Optional[float]:
+def _rate(timings: list[dict], kernel: str, size: Mapping[str, int]) -> float | None:
     for t in timings:
         if t.get("kernel") == kernel and dict(t.get("size") or {}) == dict(size):
             ms = t.get("median_ms")
@@ -81,8 +82,8 @@ def _rate(timings: list[dict], kernel: str, size: Mapping[str, int]) -> Optional
     return None
 
 
-def place(exercise: Exercise, timings: list[dict], gpu_name: Optional[str],
-          ceilings: Optional[dict] = None) -> Optional[dict[str, Any]]:
+def place(exercise: Exercise, timings: list[dict], gpu_name: str | None,
+          ceilings: dict | None = None) -> dict[str, Any] | None:
     """The roofline section of the insight, or None when the exercise has no formulas.
 
     ``timings``: the Result's timings as dicts. Without a measured ceiling file for this GPU the

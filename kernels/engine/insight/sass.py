@@ -13,8 +13,8 @@ is not the learner's and has no line.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
 
 from ..headers import SOURCE_NAME
 
@@ -41,11 +41,11 @@ _FUNC = re.compile(r"^\s*\.text\.([A-Za-z_$][\w$]*):\s*$")
 @dataclass
 class Instruction:
     offset: int
-    line: Optional[int]  # learner's source line, None for code that is not the learner's
+    line: int | None  # learner's source line, None for code that is not the learner's
     text: str
     opcode: str  # "LDG.E.128" (modifiers kept), without the guard predicate
-    cls: Optional[str]  # one of CLASSES, or None
-    width: Optional[int] = None  # bits per thread for global/shared/local loads and stores
+    cls: str | None  # one of CLASSES, or None
+    width: int | None = None  # bits per thread for global/shared/local loads and stores
     predicated: bool = False  # guarded by a predicate (@P0 / @!P1), not the always-true PT
 
 
@@ -56,7 +56,7 @@ class Sass:
     functions: list[str] = field(default_factory=list)
 
 
-def _learner_line(path: str, line: int, inlined: str) -> Optional[int]:
+def _learner_line(path: str, line: int, inlined: str) -> int | None:
     """The learner's line for one line-table entry: the innermost location in kernel.cu."""
     chain = [(path, line)] + [(p, int(n)) for p, n in _INLINED.findall(inlined or "")]
     for p, n in chain:
@@ -77,7 +77,7 @@ def _width(op: str) -> int:
     return 32
 
 
-def classify(opcode: str) -> tuple[Optional[str], Optional[int]]:
+def classify(opcode: str) -> tuple[str | None, int | None]:
     """(class, width in bits) of one SASS opcode with modifiers, e.g. "LDG.E.128.CONSTANT"."""
     base = opcode.split(".", 1)[0]
     if base == "LDG":
@@ -110,7 +110,7 @@ def classify(opcode: str) -> tuple[Optional[str], Optional[int]]:
 def parse_sass(text: str, max_instructions: int = MAX_INSTRUCTIONS) -> Sass:
     """Instructions of every function in nvdisasm's output, each with its learner line."""
     out = Sass()
-    line: Optional[int] = None
+    line: int | None = None
     for raw in (text or "").splitlines():
         m = _FUNC.match(raw)
         if m:
@@ -179,7 +179,7 @@ _PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(.*)$")
 _PTX_INLINED = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+\d+")
 
 
-def parse_ptx(text: str, max_lines: int = MAX_PTX_LINES) -> tuple[list[tuple[Optional[int], str]], bool]:
+def parse_ptx(text: str, max_lines: int = MAX_PTX_LINES) -> tuple[list[tuple[int | None, str]], bool]:
     """PTX lines (without ``.loc`` directives and debug sections) each with its learner line."""
     lines = (text or "").splitlines()
     files: dict[str, str] = {}
@@ -188,15 +188,15 @@ def parse_ptx(text: str, max_lines: int = MAX_PTX_LINES) -> tuple[list[tuple[Opt
         if m:
             files[m.group(1)] = m.group(2)
 
-    def learner(file_id: str, n: int, rest: str) -> Optional[int]:
+    def learner(file_id: str, n: int, rest: str) -> int | None:
         chain = [(file_id, n)] + [(f, int(k)) for f, k in _PTX_INLINED.findall(rest)]
         for f, k in chain:
             if files.get(f, "").rsplit("/", 1)[-1] == SOURCE_NAME and k > 0:
                 return k
         return None
 
-    out: list[tuple[Optional[int], str]] = []
-    current: Optional[int] = None
+    out: list[tuple[int | None, str]] = []
+    current: int | None = None
     truncated = False
     for raw in lines:
         stripped = raw.strip()
