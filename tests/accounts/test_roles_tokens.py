@@ -137,8 +137,9 @@ def test_token_name_is_checked(user_client):
 
 def test_create_admin_cli(tmp_path):
     env = dict(os.environ, MKC_DATA_DIR=str(tmp_path / "d"), MKC_DATABASE_URL="")
-    run = lambda *args, stdin="": subprocess.run([sys.executable, "-m", "app", "create-admin", *args], cwd=PROJECT_ROOT,
-                                                 env=env, input=stdin, capture_output=True, text=True, timeout=120)
+    def run(*args, stdin=""):
+        return subprocess.run([sys.executable, "-m", "app", "create-admin", *args], cwd=PROJECT_ROOT,
+                              env=env, input=stdin, capture_output=True, text=True, timeout=120)
     created = run("boss", "--password-stdin", stdin="a long admin password\n")
     assert created.returncode == 0 and "created admin boss" in created.stdout
     weak = run("boss2", "--password-stdin", stdin="short\n")

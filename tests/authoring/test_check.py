@@ -14,6 +14,8 @@ from app.templating import STATIC_DIR
 
 from .kit import EN_SENTENCE, FRAGMENT, KERNEL, KO_SENTENCE, SOURCES, body, good_lesson, line_of
 
+NOT_CPP_FRAGMENT = "```cuda fragment title=\"x\"\nnot C++ at all {\n```\n"
+
 KERNELS = PROJECT_ROOT / "kernels"
 
 
@@ -137,8 +139,8 @@ def test_real_exercise_is_known(lessons_dir):
 def test_cuda_block_that_does_not_compile(lessons_dir):
     broken = KERNEL.replace("y[i] = x[i];", "y[i] = x[i] + undefined_name;")
     folder = good_lesson(lessons_dir, 1, "broken-code",
-                         en=body(EN_SENTENCE, ["Idea", "Detail"], code=broken + "\n" + "```cuda fragment title=\"x\"\nnot C++ at all {\n```\n"),
-                         ko=body(KO_SENTENCE, ["아이디어", "세부"], code=broken + "\n" + "```cuda fragment title=\"x\"\nnot C++ at all {\n```\n"))
+                         en=body(EN_SENTENCE, ["Idea", "Detail"], code=broken + "\n" + NOT_CPP_FRAGMENT),
+                         ko=body(KO_SENTENCE, ["아이디어", "세부"], code=broken + "\n" + NOT_CPP_FRAGMENT))
     report = check(lessons_dir, compile_cuda=True)
     for lang in ("en", "ko"):
         path = folder / f"{lang}.md"

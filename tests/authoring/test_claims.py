@@ -31,15 +31,16 @@ def with_paragraph(sentence: str, paragraph: str, headings: list[str]) -> str:
 
 # ---- speed numbers ---------------------------------------------------------------------------
 def test_a_typed_speed_number_without_a_source_fails(lessons_dir):
-    folder = good_lesson(lessons_dir, 1, "typed", en=with_paragraph(EN_SENTENCE, "The tiled kernel ran at 9.1 TFLOP/s here.", ["Idea", "Detail"]))
+    folder = good_lesson(lessons_dir, 1, "typed",
+                         en=with_paragraph(EN_SENTENCE, "The tiled kernel ran at 9.1 TFLOP/s here.", ["Idea", "Detail"]))
     en = folder / "en.md"
     hits = errors_at(check(lessons_dir), en, line_of(en, "9.1 TFLOP/s"))
     assert hits and "9.1 TFLOP/s" in hits[0] and "#sources-and-further-reading" in hits[0]
 
 
 def test_every_unit_of_speed_is_caught(lessons_dir):
-    for i, claim in enumerate(["a copy moved 4.1 TB/s", "610 GB/s on one GPU", "it took 2.6 ms", "about 35 µs",
-                               "103 GFLOP/s", "tiling gave 1.5× more"]):
+    for claim in ["a copy moved 4.1 TB/s", "610 GB/s on one GPU", "it took 2.6 ms", "about 35 µs",
+                  "103 GFLOP/s", "tiling gave 1.5× more"]:
         assert claims.speed_claims(f"## A\n\nOn that GPU {claim}.\n", 1, "en"), claim
     for fine in ["a 32×32 tile", "4096 × 4096 floats", "8×8 outputs", "0.25 FLOP/byte", "twice as fast"]:
         assert not claims.speed_claims(f"## A\n\nWe use {fine}.\n", 1, "en"), fine
@@ -118,7 +119,8 @@ def test_the_glossary_of_authoring_ko_is_enforced(lessons_dir):
     (lessons_dir / "AUTHORING.ko.md").write_text(
         "# 안내\n\n## 용어집\n\n| 쓸 말 | 피할 말 | 메모 |\n|---|---|---|\n| 커널 | kernel, 커넬 | |\n| 워프 | — | |\n",
         encoding="utf-8")
-    folder = good_lesson(lessons_dir, 1, "glossary", ko=with_paragraph(KO_SENTENCE, "이 kernel은 `kernel_name`을 불러요.", ["아이디어", "세부"]))
+    folder = good_lesson(lessons_dir, 1, "glossary",
+                         ko=with_paragraph(KO_SENTENCE, "이 kernel은 `kernel_name`을 불러요.", ["아이디어", "세부"]))
     ko = folder / "ko.md"
     hits = errors_at(check(lessons_dir), ko, line_of(ko, "이 kernel은"))
     assert len(hits) == 1 and "'커널'" in hits[0]  # the inline code `kernel_name` is not prose

@@ -43,4 +43,4 @@ def test_paths_the_guide_names_exist():
 def test_the_catalog_does_not_take_the_guides_for_lessons():
     snapshot = load_catalog(LESSONS, STATIC_DIR, PROJECT_ROOT / "kernels")
     assert all("AUTHORING" not in str(p.file) for p in snapshot.problems)
-    assert all(not l.folder.name.startswith("AUTHORING") for l in snapshot.lessons)
+    assert all(not lesson.folder.name.startswith("AUTHORING") for lesson in snapshot.lessons)

@@ -19,7 +19,7 @@ def test_real_lessons_pass_every_check():
                    if block.language == "cuda" and not block.fragment)
     assert complete and report.compiled == complete  # every complete block really went through NVRTC
     assert report.course_kernels >= MIN_COURSE_KERNELS
-    assert len([l for l in report.lessons if l.published]) >= 5
+    assert len([lesson for lesson in report.lessons if lesson.published]) >= 5
 
 
 def test_cli_passes_on_the_real_lessons(tmp_path):

@@ -31,8 +31,8 @@ def _complete_first_lesson(live, username: str) -> str:
     from app.progress import service
     from app.templating import STATIC_DIR
 
-    lessons = [l for l in load_catalog(PROJECT_ROOT / "lessons", STATIC_DIR, PROJECT_ROOT / "kernels").lessons
-               if l.published]
+    lessons = [lesson for lesson in load_catalog(PROJECT_ROOT / "lessons", STATIC_DIR, PROJECT_ROOT / "kernels").lessons
+               if lesson.published]
     with live.state.session_factory() as db:
         user = db.scalar(select(User).where(User.username == username))
         service.complete_lesson(db, user, lessons[0], "en")

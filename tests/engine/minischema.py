@@ -57,7 +57,7 @@ def errors(instance: Any, schema: dict, root: dict | None = None, path: str = "$
             out.append(f"{path}: fewer than {schema['minItems']} items")
         if "maxItems" in schema and len(instance) > schema["maxItems"]:
             out.append(f"{path}: more than {schema['maxItems']} items")
-        for i, (item, sub) in enumerate(zip(instance, schema.get("prefixItems", []))):
+        for i, (item, sub) in enumerate(zip(instance, schema.get("prefixItems", []), strict=False)):
             out.extend(errors(item, sub, root, f"{path}[{i}]"))
         if "items" in schema:
             for i, item in enumerate(instance):

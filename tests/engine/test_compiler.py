@@ -148,21 +148,24 @@ def test_accepted_declarations(compiler, gemm_exercise, declaration):
     assert k.kernel_name == "gemm"
 
 
+MISMATCH = codes.COMPILE_SIGNATURE_MISMATCH
+
+
 @pytest.mark.parametrize("declaration, code", [
-    ('extern "C" __global__ void gemm(const float* A, const float* B, double* C, int M, int N, int K)', codes.COMPILE_SIGNATURE_MISMATCH),
-    ('extern "C" __global__ void gemm(const float* A, const float* B, const float* C, int M, int N, int K)', codes.COMPILE_SIGNATURE_MISMATCH),
-    ('extern "C" __global__ void gemm(const double* A, const float* B, float* C, int M, int N, int K)', codes.COMPILE_SIGNATURE_MISMATCH),
-    ('extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N)', codes.COMPILE_SIGNATURE_MISMATCH),
-    ('extern "C" __global__ void gemm(const float* A, const float* B, float* C, long M, int N, int K)', codes.COMPILE_SIGNATURE_MISMATCH),
-    ('extern "C" __global__ void gemm(const float* A, const float* B, float* C, unsigned M, int N, int K)', codes.COMPILE_SIGNATURE_MISMATCH),
-    ('extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K, int extra)', codes.COMPILE_SIGNATURE_MISMATCH),
-    ('extern "C" __global__ void gemm(float A[], const float* B, float** C, int M, int N, int K)', codes.COMPILE_SIGNATURE_MISMATCH),
+    ('extern "C" __global__ void gemm(const float* A, const float* B, double* C, int M, int N, int K)', MISMATCH),
+    ('extern "C" __global__ void gemm(const float* A, const float* B, const float* C, int M, int N, int K)', MISMATCH),
+    ('extern "C" __global__ void gemm(const double* A, const float* B, float* C, int M, int N, int K)', MISMATCH),
+    ('extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N)', MISMATCH),
+    ('extern "C" __global__ void gemm(const float* A, const float* B, float* C, long M, int N, int K)', MISMATCH),
+    ('extern "C" __global__ void gemm(const float* A, const float* B, float* C, unsigned M, int N, int K)', MISMATCH),
+    ('extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K, int extra)', MISMATCH),
+    ('extern "C" __global__ void gemm(float A[], const float* B, float** C, int M, int N, int K)', MISMATCH),
     ('__global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K)', codes.COMPILE_NOT_EXTERN_C),
     ('extern "C" __device__ void gemm(const float* A, const float* B, float* C, int M, int N, int K)', codes.COMPILE_NOT_GLOBAL),
     ('extern "C" void gemm(const float* A, const float* B, float* C, int M, int N, int K)', codes.COMPILE_NOT_GLOBAL),
     ('extern "C" __global__ void matmul(const float* A, const float* B, float* C, int M, int N, int K)', codes.COMPILE_KERNEL_MISSING),
     ('extern "C" __global__ void GEMM(const float* A, const float* B, float* C, int M, int N, int K)', codes.COMPILE_KERNEL_MISSING),
-    ('template <int T> __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K)', codes.COMPILE_SIGNATURE_MISMATCH),
+    ('template <int T> __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K)', MISMATCH),
 ])
 def test_rejected_declarations_state_the_expected_one(compiler, gemm_exercise, declaration, code):
     src = declaration + " { }\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import yaml
 
@@ -28,7 +30,7 @@ def test_fixture_spec_loads(gemm_exercise):
     assert [t.id for t in ex.tiers] == ["beat_naive", "beat_tiled"]
     assert ex.largest_timing_size == {"M": 2048, "N": 2048, "K": 2048}
     assert ex.raw["baseline"] == "cublas_sgemm"  # the raw dict is kept
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         ex.id = "other"  # frozen
 
 

@@ -71,7 +71,7 @@ def _as_string(text: str) -> str:
 
 def _corpus() -> list[tuple[str, str, str]]:
     samples = []
-    for index, c in enumerate(DISGUISES):
+    for c in DISGUISES:
         for name, (source, marker) in _payloads(c).items():
             tag = f"{name}-U+{ord(c):04X}"
             samples.append((tag, source, marker))

@@ -3,7 +3,7 @@
 import pytest
 
 from kernels.engine import load_exercise
-from kernels.engine.launch import validate_launch
+from kernels.engine.launch import LaunchRejected, validate_launch
 
 from .helpers import EXERCISES, KERNELS, all_cu, cu_files, expected_verdict, launch_of, load_reference
 
@@ -70,7 +70,7 @@ def test_declared_launch_is_valid(ex_id, path):
     ex = load_exercise(ex_id)
     launch = launch_of(path)
     if path.parent.name == "hostile" and "oversized" in path.name:
-        with pytest.raises(Exception):
+        with pytest.raises(LaunchRejected):
             validate_launch(launch, ex)
         return
     validate_launch(launch if launch is not None else ex.launch_defaults.as_request(), ex)

@@ -112,7 +112,7 @@ def test_sandbox_command_line():
     assert (str(sandbox.KERNELS_DIR), str(sandbox.KERNELS_DIR)) in binds
     assert not any(src in ("/", "/home", "/root", str(sandbox.REPO_ROOT), "/etc") for src, _ in binds)
     assert not any(a == "--bind" for a in args)  # nothing writable from the host
-    env = dict(zip(args[1::1], args[2::1]))
+    env = dict(zip(args[1::1], args[2::1], strict=False))
     assert "LD_LIBRARY_PATH" in args and "PYTHONPATH" in args and env
 
 

@@ -117,7 +117,7 @@ def test_exports_csv_parses_and_matches_json(app_client):
     assert csv_response.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(csv_response.text)))
     assert [int(r["id"]) for r in rows] == [s["id"] for s in data["submissions"]]
-    for row, record in zip(rows, data["submissions"]):
+    for row, record in zip(rows, data["submissions"], strict=True):
         assert row["learner"] == record["learner"] and row["effective_verdict"] == record["effective_verdict"]
         assert row["flagged"] == str(record["flagged"]) and int(row["reviews"]) == len(record["reviews"])
         if record["speedup_naive"] is not None:

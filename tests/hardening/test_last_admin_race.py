@@ -36,7 +36,7 @@ def test_two_admins_demoting_each_other_leave_one(server):
             forms = {name: form_csrf(client, "/en/admin/users") for name, client in clients.items()}
             barrier, codes = threading.Barrier(2), {}
 
-            def demote(actor: str, target: str) -> None:
+            def demote(actor: str, target: str, barrier=barrier, codes=codes, forms=forms) -> None:
                 barrier.wait()
                 codes[actor] = clients[actor].post(f"/en/admin/users/{ids[target]}/role", follow_redirects=False,
                                                    data={"csrf_token": forms[actor], "role": "learner"}).status_code

@@ -65,7 +65,7 @@ def test_resets_racing_completions_never_pay_past_the_maximum(db_factory, settin
     for _round in range(6):
         barrier = threading.Barrier(9, timeout=30)
 
-        def complete(lesson):
+        def complete(lesson, barrier=barrier):
             try:
                 with db_factory() as db:
                     user = db.get(User, user_id)
@@ -76,7 +76,7 @@ def test_resets_racing_completions_never_pay_past_the_maximum(db_factory, settin
                 if "database is locked" not in str(exc) and "could not serialize" not in str(exc):
                     errors.append(exc)
 
-        def reset():
+        def reset(barrier=barrier):
             with db_factory() as db:
                 user = db.get(User, user_id)
                 barrier.wait()

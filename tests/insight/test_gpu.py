@@ -79,7 +79,7 @@ def test_occupancy_formula_matches_cuda_api(cupy_on_gpu, compile_gemm):
                 assert ours == api, (name, threads, dyn, regs, api, ours)
     print("occupancy cases checked against the CUDA API:", len(checked))
     for row in checked[::7]:
-        print("  %-8s threads=%4d dyn=%6d regs=%3d api=%2d ours=%2d" % row)
+        print("  {:<8} threads={:>4} dyn={:>6} regs={:>3} api={:>2} ours={:>2}".format(*row))
 
 
 def test_float4_solution_has_128_bit_global_loads(compile_gemm):

@@ -33,7 +33,7 @@ def test_result_fragment_shows_assembly_roofline_occupancy_and_hints(app_client)
     html = client.get(f"/en/panel/submissions/{sub}", headers=bearer(token)).text
     assert "Inside your kernel" in html and "data-insight" in html
     # every source line is listed, and the dot-product line owns the global loads
-    dot = NAIVE.splitlines().index(next(l for l in NAIVE.splitlines() if "acc += A[" in l)) + 1
+    dot = NAIVE.splitlines().index(next(line for line in NAIVE.splitlines() if "acc += A[" in line)) + 1
     assert f'data-src-line="{dot}" data-classes="' in html
     classes = re.search(rf'data-src-line="{dot}" data-classes="([^"]*)"', html).group(1).split()
     assert "global_load" in classes and "ffma" in classes

@@ -10,8 +10,8 @@ import pytest
 # The page helpers need the web stack, which the GPU image lacks: skip there, run everywhere else.
 caption = pytest.importorskip("app.ladder.present").caption
 newest_ladder = pytest.importorskip("app.ladder.results").newest_ladder
-from kernels.ladder.bench import build_results
-from kernels.ladder.clocks import ClockWatch
+from kernels.ladder.bench import build_results  # noqa: E402 - after the skip above, on purpose
+from kernels.ladder.clocks import ClockWatch  # noqa: E402
 
 
 def _fake_nvml(monkeypatch, clocks):

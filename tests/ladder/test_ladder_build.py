@@ -85,8 +85,8 @@ def built(stem: str) -> nvrtc_build.Built:
 
 def _ptx_body(ptx: str) -> str:
     """PTX without comments and the version/target header, for comparing rungs."""
-    lines = [l for l in ptx.splitlines() if l.strip() and not l.lstrip().startswith("//")
-             and not l.startswith((".version", ".target", ".address_size"))]
+    lines = [line for line in ptx.splitlines() if line.strip() and not line.lstrip().startswith("//")
+             and not line.startswith((".version", ".target", ".address_size"))]
     return "\n".join(lines)
 
 

@@ -94,7 +94,8 @@ def test_four_workers_300_jobs_150_learners_two_killed_mid_job(pg_url, tmp_path)
     log = tmp_path / "fake-gpu.log"
     server = cluster_server(tmp_path / "web", pg_url, submission_max_in_flight="2").start()
     workers = Workers(pg_url, tmp_path / "workers", dispatcher_gpu="on", fake_gpu_seconds=str(GPU_SECONDS),
-                      fake_gpu_log=str(log), worker_heartbeat_seconds="0.5", worker_stalled_seconds="8")  # 16 missed beats: a worker starved of CPU on a 2-core CI box is not taken for dead
+                      fake_gpu_log=str(log), worker_heartbeat_seconds="0.5", worker_stalled_seconds="8")
+    # 16 missed beats: a worker starved of CPU on a 2-core CI box is not taken for dead
     try:
         tokens = add_users(pg_url, [f"learner{i:03d}" for i in range(LEARNERS)], token_only=True)
         posted = post_burst(server.url, tokens, PER_LEARNER, source=lambda name, n: gemm_source(f"{name} {n}"))

@@ -94,5 +94,5 @@ def test_two_uvicorn_workers_never_run_two_jobs_at_once_on_one_lane(tmp_path, db
     finally:
         server.stop()
     assert lane_rows == 1 and len({lane for _, _, lane in spans}) == 1
-    for (_, finished, _), (claimed, _, _) in zip(spans, spans[1:]):
+    for (_, finished, _), (claimed, _, _) in zip(spans, spans[1:], strict=False):
         assert finished <= claimed  # the next job was claimed only after the previous one finished

@@ -50,7 +50,8 @@ def test_lesson_views_are_counted_in_the_database(tmp_path, make_settings):
     # Leaving the client runs shutdown, which flushes the pending tallies.
     engine = create_app(settings).state.engine
     with engine.connect() as conn:
-        rows = {(r.lang, r.views) for r in conn.execute(select(LessonView.lang, LessonView.views).where(LessonView.slug == "naive-vs-tiled-gemm"))}
+        views = select(LessonView.lang, LessonView.views).where(LessonView.slug == "naive-vs-tiled-gemm")
+        rows = {(r.lang, r.views) for r in conn.execute(views)}
     assert rows == {("ko", 3), ("en", 1)}
 
 

@@ -107,7 +107,8 @@ def test_lessons_check_cli_exit_codes(tmp_path, lessons_dir, write_lesson):
     # A published lesson ends with its sources section (app/lessons/claims.py).
     write_lesson(lessons_dir, 1, "fine",
                  ko="---\ntitle: 제목\nsummary: 요약.\n---\n## 첫 절\n\n본문.\n\n## 출처와 더 읽을거리\n\n- 자료.\n",
-                 en="---\ntitle: Title\nsummary: Summary.\n---\n## First section\n\nBody.\n\n## Sources and further reading\n\n- A source.\n")
+                 en="---\ntitle: Title\nsummary: Summary.\n---\n## First section\n\nBody.\n\n"
+                    "## Sources and further reading\n\n- A source.\n")
     env = dict(os.environ, MKC_DATA_DIR=str(tmp_path / "d"))
 
     def run():

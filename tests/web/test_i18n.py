@@ -15,7 +15,8 @@ def test_mo_matches_po(lang):
 
 def _ids(catalog, translated_only: bool) -> set[str]:
     return {m.id if isinstance(m.id, str) else m.id[0] for m in catalog
-            if m.id and (not translated_only or (m.string and "fuzzy" not in m.flags and all(m.string if isinstance(m.string, tuple) else [m.string])))}
+            if m.id and (not translated_only or (m.string and "fuzzy" not in m.flags
+                                                 and all(m.string if isinstance(m.string, tuple) else [m.string])))}
 
 
 def test_every_source_string_is_in_both_catalogs():

@@ -169,8 +169,8 @@ def test_ladder_page_lists_every_rung_with_source_numbers_and_chart(client_for, 
     overview = _svgs(html[html.index('class="measured ladder__chart"'):])[0]
     bars = _bars(overview)
     assert [b.get("data-label") for b in bars] == [r.stem for r in RUNGS]   # one bar per rung, in order
-    lines = [l for l in overview.iter(SVG_NS + "line") if "chart__line" in l.get("class", "")]
-    assert len([l for l in lines if l.find(SVG_NS + "title") is not None]) == 2  # SGEMM and HGEMM
+    lines = [el for el in overview.iter(SVG_NS + "line") if "chart__line" in el.get("class", "")]
+    assert len([el for el in lines if el.find(SVG_NS + "title") is not None]) == 2  # SGEMM and HGEMM
     assert f'href="/{lang}/ladder"' in html                                # the nav link
     assert ("GEMM 사다리" if lang == "ko" else "GEMM ladder") in html
 

@@ -10,16 +10,16 @@ from app.progress.registry import ACHIEVEMENTS
 from app.templating import STATIC_DIR
 
 SNAPSHOT = load_catalog(PROJECT_ROOT / "lessons", STATIC_DIR, PROJECT_ROOT / "kernels")
-PUBLISHED = [l for l in SNAPSHOT.lessons if l.published]
+PUBLISHED = [lesson for lesson in SNAPSHOT.lessons if lesson.published]
 
 
 def test_real_catalog_has_five_published_lessons_without_errors():
     assert [str(p) for p in SNAPSHOT.errors] == []
-    assert [l.order for l in PUBLISHED] == [1, 2, 3, 4, 5]
+    assert [lesson.order for lesson in PUBLISHED] == [1, 2, 3, 4, 5]
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("lesson", PUBLISHED, ids=lambda l: l.slug)
+@pytest.mark.parametrize("lesson", PUBLISHED, ids=lambda lesson: lesson.slug)
 def test_lesson_renders(client, lesson, lang):
     response = client.get(f"/{lang}/lessons/{lesson.slug}")
     assert response.status_code == 200
@@ -48,7 +48,7 @@ def test_learner_strip_counts_come_from_catalog_and_registry(client):
 
 
 def test_lesson_page_sections(client):
-    lesson = next(l for l in PUBLISHED if l.meta.exercise)
+    lesson = next(each for each in PUBLISHED if each.meta.exercise)
     page = client.get(f"/en/lessons/{lesson.slug}").text
     for link in lesson.meta.links:
         assert html.escape(link.title.en) in page
@@ -81,7 +81,7 @@ def test_course_index_lists_every_published_lesson(client, lang):
 
 
 def test_code_blocks_have_caption_language_and_copy_button(client):
-    with_code = [l for l in PUBLISHED if "en" in l.texts and "```cuda" in l.texts["en"].body]
+    with_code = [each for each in PUBLISHED if "en" in each.texts and "```cuda" in each.texts["en"].body]
     assert with_code, "at least one lesson shows CUDA code"
     page = client.get(f"/en/lessons/{with_code[0].slug}").text
     assert '<span class="code__lang">cuda</span>' in page
