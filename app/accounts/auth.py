@@ -17,9 +17,9 @@ from fastapi import Request, Response
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
-from app.accounts.clock import utcnow
 from app.accounts.models import ApiToken, AuthSession, User
 from app.accounts.ratelimit import Rate
+from app.core.clock import utcnow
 
 SESSION_COOKIE = "mkc_session"
 VISITOR_CSRF_COOKIE = "mkc_csrf"  # double-submit token for forms shown before there is a session

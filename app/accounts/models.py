@@ -11,7 +11,7 @@ import datetime as dt
 from sqlalchemy import DateTime, Float, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.accounts.clock import utcnow
+from app.core.clock import utcnow
 from app.models import Base
 
 

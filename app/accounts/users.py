@@ -6,10 +6,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts import passwords, usernames
-from app.accounts.clock import utcnow
 from app.accounts.messages import AccountsError
 from app.accounts.models import User
 from app.accounts.roles import ROLES
+from app.core.clock import utcnow
 from app.progress.rules import zone
 
 

@@ -91,9 +91,9 @@ def add_users(db_url: str, names: list[str], role: str = "learner", *, token_onl
     """username -> API token, written into the server's database. ``token_only``: no password (the
     hash is a value no password matches), which skips argon2 for the hundreds of learners of a class."""
     from app.accounts import auth as authn
-    from app.accounts.clock import utcnow
     from app.accounts.models import User
     from app.accounts.users import create_user
+    from app.core.clock import utcnow
     from app.core.db import make_engine, make_session_factory
 
     engine = make_engine(db_url)

@@ -103,8 +103,8 @@ class CompileStage:
         import datetime as dt
         import logging
 
-        from app.accounts.clock import utcnow
         from app.cluster.jobs import GRADE_TASK
+        from app.core.clock import utcnow
         from app.submissions import queue
         from app.submissions.models import Submission
 

@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
 def snapshot(engine) -> dict:
     from sqlalchemy import func, select, text
 
-    from app.accounts.clock import utcnow
+    from app.core.clock import utcnow
     from app.submissions import states
     from app.submissions.models import Submission
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.accounts.clock import utcnow
 from app.accounts.models import User
 from app.comments.limits import CommentsConfig, take
 from app.comments.markup import render_comment
@@ -13,6 +12,7 @@ from app.comments.messages import CommentsError
 from app.comments.models import Comment, CommentFollow, CommentReport, CommentThread
 from app.comments.permissions import can_moderate
 from app.comments.text import is_blank, normalise
+from app.core.clock import utcnow
 from app.notifications import service as notify
 from app.progress import service as progress
 from app.progress.once import insert_once

@@ -15,8 +15,8 @@ import json
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from app.accounts.clock import utcnow
 from app.accounts.models import User
+from app.core.clock import utcnow
 from app.graders.models import SubmissionReview
 from app.panel import texts
 from app.progress import ledger

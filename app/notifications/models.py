@@ -7,7 +7,7 @@ import datetime as dt
 from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.accounts.clock import utcnow
+from app.core.clock import utcnow
 from app.models import Base
 
 

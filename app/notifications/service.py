@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from app.accounts.clock import utcnow
 from app.accounts.models import User
+from app.core.clock import utcnow
 from app.notifications.models import Notification, NotificationPreference
 from app.progress.once import insert_once
 

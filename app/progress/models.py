@@ -11,7 +11,7 @@ import datetime as dt
 from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.accounts.clock import utcnow
+from app.core.clock import utcnow
 from app.models import Base
 
 

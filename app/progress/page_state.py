@@ -18,8 +18,8 @@ from fastapi import Request
 from sqlalchemy import delete
 
 from app.accounts import auth as authn
-from app.accounts.clock import utcnow
 from app.accounts.models import AuthSession
+from app.core.clock import utcnow
 from app.lessons.catalog import Lesson
 from app.progress import events as ev
 from app.progress import service

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from app.accounts.clock import utcnow
 from app.accounts.models import User
 from app.comments.limits import CommentsConfig, take
 from app.comments.messages import CommentsError
 from app.comments.models import Comment, CommentReport, CommentThread
 from app.comments.text import is_blank, normalise
+from app.core.clock import utcnow
 from app.reports.models import ProblemReport
 
 

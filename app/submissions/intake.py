@@ -18,8 +18,8 @@ from fastapi import Request
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.accounts.clock import utcnow
 from app.accounts.models import User
+from app.core.clock import utcnow
 from app.core.jsonbody import JsonBodyError, loads_strict
 from app.submissions import states
 from app.submissions.messages import SubmissionError

@@ -17,7 +17,7 @@ from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.accounts.clock import utcnow
+from app.core.clock import utcnow
 from app.submissions.models import DispatcherLane
 from app.submissions.queue import changed
 

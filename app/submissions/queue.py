@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, aliased
 if TYPE_CHECKING:
     from sqlalchemy import CursorResult
 
-from app.accounts.clock import utcnow
+from app.core.clock import utcnow
 from app.submissions import states
 from app.submissions.models import Submission
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from app.accounts.clock import utcnow
 from app.accounts.users import find_user
+from app.core.clock import utcnow
 from app.progress import events as ev
 from app.progress.models import Event
 from tests.accounts.conftest import LESSON, page_csrf

@@ -7,7 +7,7 @@ import subprocess
 
 from sqlalchemy import func, select
 
-from app.accounts.clock import utcnow
+from app.core.clock import utcnow
 from app.progress.models import Event, XpEntry
 from app.submissions import lanes, queue
 from app.submissions.dispatcher import Dispatcher, DispatcherConfig
