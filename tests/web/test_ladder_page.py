@@ -163,8 +163,9 @@ def test_ladder_page_lists_every_rung_with_source_numbers_and_chart(client_for, 
             assert 'class="code__copy"' in fragment.text and '<span class="k">' in fragment.text  # Pygments + copy
         assert client.get(f"/{lang}/ladder/source/99_nope").status_code == 404
     # the newest run is shown (no MKC_RESULTS_GPU), the other GPU's run is named beside it
+    # (H100's: its references of 2026-11-25 are the newest results; H200's ladder is as new, its references older)
     assert "NVIDIA H100 80GB HBM3" in html and "2026-11-25" in html
-    assert re.search(r"(Also measured|다른 GPU에서도 측정했어요): NVIDIA H200 \(2026-11-22\)", html)
+    assert re.search(r"(Also measured|다른 GPU에서도 측정했어요): NVIDIA H200 \(2026-11-25\)", html)
     assert "cuBLAS SGEMM" in html and "cuBLAS HGEMM" in html
     overview = _svgs(html[html.index('class="measured ladder__chart"'):])[0]
     bars = _bars(overview)
@@ -276,7 +277,8 @@ def test_signed_in_reader_gets_their_own_uncached_page(client_for):
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
 def test_the_grading_gpus_numbers_are_shown_with_the_others_beside_them(tmp_path, lang):
-    """MKC_RESULTS_GPU names the GPU this server grades on: its numbers are shown, the others named."""
+    """MKC_RESULTS_GPU names the GPU this server grades on: its numbers are shown, the others named
+    (H200 here: without the setting H100's newer results would be shown)."""
     from fastapi.testclient import TestClient
 
     from app.factory import create_app
@@ -285,6 +287,7 @@ def test_the_grading_gpus_numbers_are_shown_with_the_others_beside_them(tmp_path
     with TestClient(create_app(make_settings(tmp_path, results_dir=REAL_RESULTS, results_gpu="h200"))) as client:
         ladder = client.get(f"/{lang}/ladder").text
         lesson = client.get(f"/{lang}/lessons/naive-vs-tiled-gemm").text
-    for html in (ladder, lesson):
-        assert "NVIDIA H200" in html and "2026-11-22" in html and "NVIDIA H100 80GB HBM3 (2026-11-25)" in html
-        assert "NVIDIA H100 80GB HBM3 ·" not in html and "2026-11-25 ·" not in html
+    # the ladder shows H200's run of 2026-11-25, the lesson H200's references of 2026-11-22
+    for html, date in ((ladder, "2026-11-25"), (lesson, "2026-11-22")):
+        assert re.search(rf"NVIDIA H200(에서 측정)? · {date}", html) and "NVIDIA H100 80GB HBM3 (2026-11-25)" in html
+        assert "NVIDIA H100 80GB HBM3 ·" not in html
