@@ -16,7 +16,6 @@ on CPU before a job may take a GPU.
 """
 from __future__ import annotations
 
-import os
 import queue as queue_module
 from pathlib import Path
 from typing import Any, cast
@@ -44,9 +43,10 @@ class CompilerPool:
 
     def __init__(self, slots: int, cache_dir: Path | None = None):
         from kernels.engine.compiler.cache import CubinCache
-        from kernels.engine.compiler.service import CACHE_DIR_ENV, Compiler
+        from kernels.engine.compiler.service import Compiler
+        from kernels.engine.settings import engine_settings
 
-        folder = os.environ.get(CACHE_DIR_ENV) or (str(cache_dir) if cache_dir else None)
+        folder = engine_settings().cubin_cache_dir or (str(cache_dir) if cache_dir else None)
         if folder:
             Path(folder).mkdir(parents=True, exist_ok=True)
         self.cache = CubinCache(disk_dir=folder)

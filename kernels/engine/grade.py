@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import codes
-from .compiler import CompileError, Compiler, get_compiler, nvrtc_version, unsafe_unsandboxed_allowed
+from .compiler import CompileError, Compiler, get_compiler, nvrtc_version
 from .exercise import Exercise, ExerciseSpecError, UnknownExercise, load_exercise
 from .insight import grading as insight_grading
 from .launch import LaunchPlan, LaunchRejected, check_shared_total, validate_launch
@@ -177,4 +177,4 @@ def _gpu_available(gpu) -> bool:
         return False
 
 
-__all__ = ["grade", "ENGINE_VERSION", "unsafe_unsandboxed_allowed"]
+__all__ = ["grade", "ENGINE_VERSION"]

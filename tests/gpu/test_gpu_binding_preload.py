@@ -18,7 +18,7 @@ FAKE = Path(__file__).with_name("fake_worker.py")
 def test_the_bound_device_reaches_the_sandbox_and_has_its_own_lock(monkeypatch):
     from kernels.engine.gpu import runner, sandbox
 
-    monkeypatch.delenv("KERNELS_GPU_LOCK", raising=False)
+    monkeypatch.delenv("MKC_GPU_LOCK", raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     assert "CUDA_VISIBLE_DEVICES" not in sandbox.worker_env(sandboxed=True)
     unbound = runner.lock_path()
@@ -44,7 +44,7 @@ def test_the_next_worker_loads_during_the_job_and_warms_after_it(monkeypatch, tm
 
     monkeypatch.setattr(sandbox, "worker_command", command)
     monkeypatch.setattr(sandbox, "bwrap_binary", lambda: "/bin/true")
-    monkeypatch.setenv("KERNELS_GPU_LOCK", str(tmp_path / "gpu.lock"))
+    monkeypatch.setenv("MKC_GPU_LOCK", str(tmp_path / "gpu.lock"))
     runner = R.GpuRunner(R.Limits(launch_s=5, job_s=10.0, start_s=20.0), keep_spare=True)
     ex = load_exercise("gemm")
     from kernels.engine.launch import validate_launch

@@ -41,7 +41,7 @@ def fake_runner(monkeypatch, tmp_path):
                         lambda opts, fd, sandboxed: [sys.executable, str(FAKE), str(fd), mode["value"]])
     monkeypatch.setattr(sandbox, "bwrap_binary", lambda: "/bin/true")
     # the reference cubins are real NVRTC compiles (CPU only)
-    monkeypatch.setenv("KERNELS_GPU_LOCK", str(tmp_path / "gpu.lock"))
+    monkeypatch.setenv("MKC_GPU_LOCK", str(tmp_path / "gpu.lock"))
     runner = R.GpuRunner(R.Limits(launch_s=0.5, job_s=10.0, start_s=20.0), keep_spare=False)
     yield runner, mode
     runner.shutdown()
@@ -136,7 +136,7 @@ def test_real_sandboxed_worker_starts_and_reports_no_gpu_here():
 def test_gpu_available_can_be_forced(monkeypatch):
     from kernels.engine.gpu import gpu_available
 
-    monkeypatch.setenv("KERNELS_GPU", "0")
+    monkeypatch.setenv("MKC_GPU", "0")
     assert gpu_available() is False
 
 

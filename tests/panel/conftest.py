@@ -12,7 +12,7 @@ from tests.conftest import make_settings
 def app_client(tmp_path, monkeypatch):
     """A running app (lifespan, migrations) on a temp SQLite file; the dispatcher compiles with the
     real sandboxed NVRTC and, with no GPU here, ends in compile errors or awaiting_gpu."""
-    for name in ("MKC_DATABASE_URL", "MKC_DATA_DIR", "MKC_DISPATCHER_ENABLED", "KERNELS_GPU"):
+    for name in ("MKC_DATABASE_URL", "MKC_DATA_DIR", "MKC_DISPATCHER_ENABLED", "MKC_GPU"):
         monkeypatch.delenv(name, raising=False)
     opened = []
 

@@ -29,7 +29,7 @@ BROKEN_GEMM = ('extern "C" __global__ void gemm(const float* A, const float* B, 
 @pytest.fixture
 def sub_settings(tmp_path, monkeypatch, db_url):
     """Settings builder; every test using it runs twice: SQLite and PostgreSQL (``db_url``)."""
-    for name in ("MKC_DATABASE_URL", "MKC_DATA_DIR", "MKC_DISPATCHER_ENABLED", "KERNELS_GPU"):
+    for name in ("MKC_DATABASE_URL", "MKC_DATA_DIR", "MKC_DISPATCHER_ENABLED", "MKC_GPU"):
         monkeypatch.delenv(name, raising=False)
 
     def build(**overrides):

@@ -12,7 +12,7 @@ from app.core.db import make_engine
 
 from .conftest import BROKEN_GEMM, GEMM_LAUNCH, gemm_source
 
-SETTINGS = dict(dispatcher_gpu="off", KERNELS_GPU="0", submission_max_in_flight="10", submission_per_hour="100",
+SETTINGS = dict(dispatcher_gpu="off", MKC_GPU="0", submission_max_in_flight="10", submission_per_hour="100",
                 dispatcher_poll_seconds="0.1", submission_lease_seconds="60")
 
 

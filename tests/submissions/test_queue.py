@@ -146,7 +146,7 @@ def test_two_dispatcher_processes_grade_each_job_once(sub_settings, make_client,
     client = make_client(settings)
     ids = _queue_jobs(client, api_for, n_users=3, per_user=4)
     env = dict(os.environ, MKC_DATABASE_URL=settings.resolved_database_url, MKC_DATA_DIR=str(settings.data_dir),
-               MKC_DISPATCHER_GPU="off", KERNELS_GPU="0", MKC_DISPATCHER_POLL_SECONDS="0.05")
+               MKC_DISPATCHER_GPU="off", MKC_GPU="0", MKC_DISPATCHER_POLL_SECONDS="0.05")
     # Different lanes, so both really run at once (one lane would let only one of them work).
     procs = [subprocess.Popen([sys.executable, "-m", "app", "dispatcher", "--once", "--lane", f"proc{n}"],
                               cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -8,11 +8,11 @@ worker (runs inside the sandbox), sandbox (the bubblewrap command line), signatu
 kernel signature check), logs (learner-safe logs, ptxas resources), cache (cubin cache).
 """
 
-from .sandbox import UNSAFE_ENV, SandboxUnavailable, unsafe_unsandboxed_allowed
+from .sandbox import UNSAFE_ENV, SandboxUnavailable
 from .service import CompiledKernel, CompileError, Compiler, get_compiler, nvrtc_version
 from .worker_client import CompileWorker, WorkerSettings
 
 __all__ = [
     "CompiledKernel", "CompileError", "Compiler", "CompileWorker", "WorkerSettings",
-    "SandboxUnavailable", "UNSAFE_ENV", "get_compiler", "nvrtc_version", "unsafe_unsandboxed_allowed",
+    "SandboxUnavailable", "UNSAFE_ENV", "get_compiler", "nvrtc_version",
 ]

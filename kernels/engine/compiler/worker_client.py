@@ -16,8 +16,8 @@ import threading
 import time
 from dataclasses import dataclass
 
-from ..sandboxing import kill_process_group, start_in_own_session, wait_readable
-from .sandbox import SandboxUnavailable, Toolchain, find_toolchain, unsafe_unsandboxed_allowed, worker_argv
+from ..sandboxing import kill_process_group, start_in_own_session, unsafe_unsandboxed_allowed, wait_readable
+from .sandbox import UNSAFE_ENV, SandboxUnavailable, Toolchain, find_toolchain, worker_argv
 
 MAX_FRAME = 64 << 20  # a cubin of a 64 KiB source is far below this
 
@@ -71,7 +71,7 @@ class CompileWorker:
     def sandboxed(self) -> bool:
         if self.settings.sandboxed is not None:
             return self.settings.sandboxed
-        return not unsafe_unsandboxed_allowed()
+        return not unsafe_unsandboxed_allowed(UNSAFE_ENV)
 
     @property
     def toolchain(self) -> Toolchain:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import glob
-import os
 import subprocess
 import sys
 
@@ -32,11 +31,11 @@ def _probe() -> bool:
 
 
 def gpu_available() -> bool:
-    """True when a CUDA GPU can be used here. ``KERNELS_GPU=0`` forces False, ``=1`` True."""
-    forced = os.environ.get("KERNELS_GPU", "").strip()
-    if forced in ("0", "1"):
-        return forced == "1"
-    return _probe()
+    """True when a CUDA GPU can be used here. ``MKC_GPU=0`` forces False, ``=1`` True."""
+    from ..settings import engine_settings
+
+    forced = engine_settings().gpu
+    return _probe() if forced is None else forced
 
 
 def run_job(exercise, compiled, launch_plan, on_phase=None, **kwargs):

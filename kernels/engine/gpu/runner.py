@@ -27,18 +27,18 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import codes
 from ..process_wide import ProcessWide
 from ..result import CorrectnessCase, GpuInfo, Message, Mismatch, Phase, Result, Speedup, TierOutcome, Timing, Verdict, XpAward
-from ..sandboxing import kill_process_group, start_in_own_session, wait_readable
+from ..sandboxing import kill_process_group, start_in_own_session, unsafe_unsandboxed_allowed, wait_readable
+from ..settings import engine_settings
 from . import sandbox
 
 log = logging.getLogger(__name__)
 
-LOCK_PATH_ENV = "KERNELS_GPU_LOCK"
 OUTPUT_CAP = 16 * 1024  # bytes of learner device output kept
 
 
@@ -49,7 +49,7 @@ class Limits:
     start_s: float = 60.0  # a worker's start-up (import CuPy, context, cuBLAS)
     timing_s: float = 0.5  # timing budget per job (split over the timing sizes; stops earlier
     # once every median's relative standard error is under timing_rse)
-    timing_rse: float = float(os.environ.get("KERNELS_TIMING_RSE", "0.005"))
+    timing_rse: float = field(default_factory=lambda: engine_settings().timing_rse)
     printf_bytes: int = 64 * 1024  # device printf FIFO
     heap_bytes: int = 1 << 20  # device malloc heap (the default 8 MiB is not needed)
 
@@ -61,7 +61,7 @@ def lock_path() -> str:
     """One lock per GPU: workers bound to different devices (CUDA_VISIBLE_DEVICES) never wait on each other."""
     device = sandbox.visible_devices()
     suffix = f"-dev{device.replace(',', '_')}" if device else ""
-    return os.environ.get(LOCK_PATH_ENV) or f"/tmp/kernels-gpu-{os.getuid()}{suffix}.lock"
+    return engine_settings().gpu_lock or f"/tmp/kernels-gpu-{os.getuid()}{suffix}.lock"
 
 
 class GpuLock:
@@ -94,7 +94,7 @@ class Worker:
     when ``wait_ready`` sends it "warm": so the next worker can load while a job is being timed."""
 
     def __init__(self, limits: Limits, deferred: bool = False):
-        sandboxed = not sandbox.unsafe_unsandboxed_allowed()
+        sandboxed = not unsafe_unsandboxed_allowed(sandbox.UNSAFE_ENV)
         r, w = os.pipe()
         cmd = sandbox.worker_command({**limits.worker_opts(), "deferred": deferred}, w, sandboxed=sandboxed)
         env = None if sandboxed else sandbox.worker_env(sandboxed=False)
@@ -219,7 +219,7 @@ class GpuRunner:
     def __init__(self, limits: Limits | None = None, *, keep_spare: bool | None = None):
         self.limits = limits or Limits()
         self.lock = GpuLock()
-        self.keep_spare = (os.environ.get("KERNELS_GPU_SPARE", "1") != "0") if keep_spare is None else keep_spare
+        self.keep_spare = engine_settings().gpu_spare if keep_spare is None else keep_spare
         self._spare: Worker | None = None
         self._spare_mutex = threading.Lock()
         self._warming: threading.Thread | None = None
@@ -524,7 +524,7 @@ def run_job(exercise, compiled, launch_plan, on_phase: Callable | None = None, *
             timing_sizes: list | None = None) -> Result:
     """Check (and time) one compiled kernel on the GPU in a fresh sandboxed worker."""
     runner = runner or get_runner()
-    if not sandbox.unsafe_unsandboxed_allowed():
+    if not unsafe_unsandboxed_allowed(sandbox.UNSAFE_ENV):
         try:
             sandbox.bwrap_binary()
         except sandbox.SandboxUnavailable as exc:

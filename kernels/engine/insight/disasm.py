@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import sandboxing
+from ..settings import engine_settings
 
-ENV = "MKC_NVDISASM"
 CUBIN_IN_SANDBOX = "/sandbox/kernel.cubin"
 OUTPUT_CAP = 8 << 20  # bytes of disassembly read before the tool is stopped
 DEADLINE_S = 15.0
@@ -75,7 +75,7 @@ def tool_version(path: str, name: str = "nvdisasm") -> str:
 
 @lru_cache(maxsize=1)
 def find_nvdisasm() -> str | None:
-    candidates = [os.environ.get(ENV, "")]
+    candidates = [engine_settings().nvdisasm]
     spec = importlib.util.find_spec("nvidia")
     for loc in (spec.submodule_search_locations or []) if spec else []:
         for sub in sorted(os.listdir(loc)) if os.path.isdir(loc) else []:
@@ -116,7 +116,7 @@ def tool_args(cubin_path: str) -> list[str]:
 
 
 def _bwrap() -> str:
-    from ..compiler.sandbox import bwrap_binary
+    from ..sandboxing import bwrap_binary
 
     return bwrap_binary()
 

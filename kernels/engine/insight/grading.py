@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
-import os
 from typing import Any
 
+from ..settings import engine_settings
 from . import finish, start_static
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ JOIN_TIMEOUT_S = 30.0
 
 def enabled() -> bool:
     """``MKC_INSIGHT=off`` leaves the section out (an operator's switch, and the benchmark's baseline)."""
-    return os.environ.get("MKC_INSIGHT", "").strip().lower() not in ("off", "0", "false", "no")
+    return engine_settings().insight
 
 
 def begin(exercise: Any, compiled: Any, plan: Any, source: str) -> concurrent.futures.Future[dict] | None:

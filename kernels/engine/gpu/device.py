@@ -1,0 +1,96 @@
+"""The device a process uses: what it is (``gpu_info``, ``versions``) and how the GPU worker
+prepares it before any learner launch (``set_process_limits``, ``start_device``).
+
+``gpu_info`` is the one description of a GPU the project records: the GPU worker puts it in every
+Result, and the ladder benchmark (kernels/ladder/bench.py) in its results files.
+
+Imports numpy and cupy lazily (only a process that uses the GPU calls these) and the standard
+library.
+"""
+
+from __future__ import annotations
+
+import resource
+import signal
+import sys
+
+from ..result import GpuInfo
+
+OUTPUT_FILE_LIMIT = 64 << 20  # bytes any file written in the sandbox's /tmp may reach
+CLOCK_RATE_ATTRIBUTE = 13  # cudaDevAttrClockRate (kHz)
+
+
+def set_process_limits() -> None:
+    """Never RLIMIT_AS: CUDA reserves huge virtual ranges. Core dumps off; files small: with
+    SIGXFSZ ignored, writes past the limit fail (EFBIG) instead of killing the worker."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    for limit, value in ((resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, OUTPUT_FILE_LIMIT)):
+        try:
+            resource.setrlimit(limit, (value, value))
+        except (ValueError, OSError):
+            pass
+
+
+def start_device(printf_bytes: int, heap_bytes: int) -> tuple[GpuInfo, dict[str, str]]:
+    """Create the context with small printf/malloc limits (before any launch), warm cuBLAS."""
+    import cupy
+
+    runtime = cupy.cuda.runtime
+    cupy.cuda.Device(0).use()
+    # Limits must be set before the first launch of a kernel that uses printf / malloc.
+    runtime.deviceSetLimit(runtime.cudaLimitPrintfFifoSize, int(printf_bytes))
+    runtime.deviceSetLimit(runtime.cudaLimitMallocHeapSize, int(heap_bytes))
+    warm = cupy.empty((64, 64), dtype=cupy.float32)
+    runtime.memset(warm.data.ptr, 0, warm.nbytes)
+    cupy.matmul(warm, warm)  # creates the cuBLAS handle now, off the learner's clock
+    cupy.cuda.Device().synchronize()
+    return gpu_info(), versions()
+
+
+def gpu_info(device: int = 0) -> GpuInfo:
+    import cupy
+
+    runtime = cupy.cuda.runtime
+    props = runtime.getDeviceProperties(device)
+    raw_name = props.get("name", b"")
+    name = raw_name.decode(errors="replace") if isinstance(raw_name, bytes) else str(raw_name)
+    info = GpuInfo(name=name, compute_capability=f"{props.get('major')}.{props.get('minor')}",
+                   sm_count=int(props.get("multiProcessorCount", 0)) or None)
+    try:
+        info.clock_mhz = int(runtime.deviceGetAttribute(CLOCK_RATE_ATTRIBUTE, device)) // 1000
+    except Exception:
+        pass
+    try:
+        info.cuda_runtime = _cuda_version(runtime.runtimeGetVersion())
+    except Exception:
+        pass
+    info.driver = driver_version()
+    return info
+
+
+def _cuda_version(number: int) -> str:
+    return f"{number // 1000}.{(number % 1000) // 10}"
+
+
+def driver_version() -> str | None:
+    try:
+        with open("/proc/driver/nvidia/version", encoding="ascii", errors="replace") as fh:
+            for word in fh.readline().split():
+                if word.count(".") >= 1 and word.replace(".", "").isdigit():
+                    return word
+    except OSError:
+        pass
+    try:
+        import cupy
+
+        return f"cuda {_cuda_version(cupy.cuda.runtime.driverGetVersion())}"
+    except Exception:
+        return None
+
+
+def versions() -> dict[str, str]:
+    import cupy
+    import numpy
+
+    return {"cupy": str(cupy.__version__), "numpy": str(numpy.__version__),
+            "python": ".".join(map(str, sys.version_info[:3]))}

@@ -1,0 +1,50 @@
+"""The GPU worker's side of its protocol: JSON lines on the file descriptor the parent passed as
+argv[1] (stdout is left to the learner's device printf, which the parent captures and caps).
+
+Events (the parent, ``pool.py``, reads them):
+  {"ev": "loaded"}                                   deferred start only: imported, no GPU yet
+  {"ev": "ready", "gpu": {...}, "versions": {...}}
+  {"ev": "broken", "stage": "start", "error": str}   no usable GPU in here
+  {"ev": "phase", "name": "checking"|"timing"}
+  {"ev": "watch", "limit": seconds, "what": ...}     the parent kills us if this takes too long
+  {"ev": "unwatch"}
+  {"ev": "result", "result": {...}}                  ``Result.to_dict()``
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, TextIO
+
+from ..result import safe_number
+
+_stream: TextIO | None = None
+
+
+def open_stream(fd: int) -> None:
+    global _stream
+    _stream = os.fdopen(fd, "w", buffering=1, encoding="utf-8")
+
+
+def send(event: dict[str, Any]) -> None:
+    if _stream is None:
+        raise RuntimeError("the protocol stream is not open (open_stream first)")
+    _stream.write(json.dumps(_json_safe(event), allow_nan=False) + "\n")
+    _stream.flush()
+
+
+def _json_safe(obj: Any) -> Any:
+    """Non-finite floats become the Result format's marker strings (NaN never breaks JSON);
+    numpy scalars become Python numbers."""
+    if isinstance(obj, float):
+        return safe_number(obj)
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if hasattr(obj, "item") and not isinstance(obj, (str, bytes)):
+        return _json_safe(obj.item())
+    return obj

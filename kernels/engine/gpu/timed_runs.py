@@ -1,0 +1,178 @@
+"""Inside the GPU worker: timing one size. The learner's kernel, the naive and tiled references
+and the baseline run interleaved (``timing.measure``); the learner's inputs change every round and
+some rounds (always the last) are checked again, so a kernel that is right only while checked, or
+replays an earlier answer, is a wrong answer.
+
+References and the baseline run on inputs the learner never sees, so no answer to the learner's
+inputs is ever in GPU memory while the learner's kernel runs.
+
+Imports numpy and cupy (lazily) and the standard library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from .. import codes
+from ..result import CorrectnessCase, Message, Mismatch, Result, Verdict, safe_number
+from . import timing
+from .launching import (
+    CudaFault,
+    JobFailed,
+    Kernel,
+    Launch,
+    cuda_error_name,
+    cuda_errors,
+    fault_message,
+    input_modified,
+    inputs_changed,
+    poison,
+    shape_of,
+)
+from .protocol import send
+
+POOL_VARIANTS = 3  # input sets per size the learner's live buffers are refreshed from
+MAX_EXTRA_CHECKS = 3  # timed rounds re-checked at random, besides the last one
+CHECK_CHANCE = 0.2  # probability that a timed round is one of them
+
+
+@dataclass
+class TimingRun:
+    """What every timed size of one job shares."""
+
+    job: dict[str, Any]  # the job as sent by the parent (seed, limits, work amounts)
+    exercise: dict[str, Any]  # the job's "exercise" payload
+    reference: ModuleType  # the exercise's reference.py
+    learner: Kernel
+    references: dict[str, Kernel]  # "naive", "tiled"
+    flusher: timing.L2Flusher
+    budget_s: float  # timing budget of one size
+    launch_limit_s: float  # one launch of one kernel
+    target_rse: float  # stop early once every median's relative standard error is under this
+    result: Result  # the job's Result so far (correctness cases are added to it)
+
+
+@dataclass
+class SizeTimings:
+    sizes: dict[str, int]
+    stats: dict[str, timing.TimingStats]  # per kernel: "learner", "naive", "tiled", "baseline"
+    checked_rounds: int
+    work: float  # the work amount at this size (flops or bytes, per the spec's metric)
+
+
+def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> SizeTimings:
+    import cupy
+    import numpy as np
+
+    exercise, reference = run.exercise, run.reference
+    seed = int(run.job["seed"])
+    tolerance = exercise.get("tolerance") or {}
+    input_params = [p for p in exercise["params"] if p["role"] == "input"]
+    output_param = next(p for p in exercise["params"] if p["role"] == "output")
+    output_shape = shape_of(output_param, sizes)
+    secret = np.random.default_rng([seed, 2, size_index])
+    pool_host = [reference.generate_inputs(sizes, np.random.default_rng([seed, 3, size_index, variant]))
+                 for variant in range(POOL_VARIANTS)]
+    pool_device = [{k: cupy.asarray(v) for k, v in inputs.items()} for inputs in pool_host]
+    reference_inputs = {k: cupy.asarray(v) for k, v in
+                        reference.generate_inputs(sizes, np.random.default_rng([seed, 5, size_index])).items()}
+
+    # the learner's live buffers: inputs are refreshed from the pool before every round
+    live = {p["name"]: cupy.empty_like(pool_device[0][p["name"]]) for p in input_params}
+    learner_output = cupy.empty(output_shape, dtype=cupy.float32)
+    launches: dict[str, Launch] = {
+        "learner": run.learner.launcher(dict(live, **{output_param["name"]: learner_output}), sizes)}
+    # references get their own buffers (never the learner's)
+    for name, kernel in run.references.items():
+        buffers = {p["name"]: reference_inputs[p["name"]] for p in input_params}
+        buffers[output_param["name"]] = cupy.empty(output_shape, dtype=cupy.float32)
+        launches[name] = kernel.launcher(buffers, sizes)
+    launches["baseline"] = baseline_launcher(exercise, float(run.job["work_amounts"][size_index]),
+                                             reference_inputs, output_shape)
+
+    input_names = [p["name"] for p in input_params]
+    combo: list[int] = []  # the pool variant of each input in the current round
+    previous_first = -1
+    to_check: list[tuple[list[int], Any]] = []  # (combo, learner output) of re-checked rounds
+    stream = cupy.cuda.get_current_stream()
+    round_limit = len(launches) * run.launch_limit_s + 2.0  # every kernel of a round within its limit
+
+    def before_round(round_index: int) -> None:
+        nonlocal combo, previous_first
+        send({"ev": "watch", "limit": round_limit, "what": "timing"})
+        # a new combination of pool variants; the first input always changes, so a kernel that
+        # replays an earlier answer (or one cached by pointer) writes a wrong one
+        first = (previous_first + 1 + int(secret.integers(POOL_VARIANTS - 1))) % POOL_VARIANTS
+        combo = [first] + [int(secret.integers(POOL_VARIANTS)) for _ in input_names[1:]]
+        previous_first = first
+        for name, variant in zip(input_names, combo, strict=False):
+            source = pool_device[variant][name]
+            cupy.cuda.runtime.memcpyAsync(live[name].data.ptr, source.data.ptr, source.nbytes, 3, stream.ptr)
+        poison(learner_output)
+
+    def after_round(round_index: int) -> None:
+        send({"ev": "unwatch"})
+        if round_index >= 0 and len(to_check) < MAX_EXTRA_CHECKS and secret.random() < CHECK_CHANCE:
+            to_check.append((list(combo), learner_output.get()))
+
+    try:
+        stats = timing.measure(launches, max_seconds=run.budget_s, before_round=before_round,
+                               after_round=after_round, flusher=run.flusher, target_rse=run.target_rse,
+                               seed=int(secret.integers(1 << 31)))
+        to_check.append((list(combo), learner_output.get()))  # the last round, always
+        changed = inputs_changed(live, {n: pool_host[v][n] for n, v in zip(input_names, combo, strict=False)})
+    except cuda_errors() as exc:
+        fault = CudaFault(cuda_error_name(exc), at_launch=False)
+        raise JobFailed(_failed(run.result, Verdict.RUNTIME_ERROR, fault_message(fault, sizes))) from None
+
+    if changed:
+        raise JobFailed(_failed(run.result, Verdict.WRONG_ANSWER, input_modified(sizes, changed)))
+    check_rng = np.random.default_rng([seed, 4, size_index])
+    for round_combo, got in to_check:
+        host = {n: pool_host[v][n] for n, v in zip(input_names, round_combo, strict=False)}
+        found = reference.check(got, host, sizes, tolerance=tolerance, sample=check_rng)
+        if found is not None:
+            mismatch = Mismatch(index=[int(v) for v in found["index"]], got=safe_number(found["got"]),
+                                expected=safe_number(found["expected"]))
+            message = Message(codes.WRONG_ANSWER_TIMED_RUN, {"size": sizes, "index": mismatch.index,
+                                                             "got": mismatch.got, "expected": mismatch.expected})
+            run.result.correctness.append(CorrectnessCase(size=sizes, ok=False, mismatch=mismatch, message=message))
+            raise JobFailed(_failed(run.result, Verdict.WRONG_ANSWER, message))
+    return SizeTimings(sizes=sizes, stats=stats, checked_rounds=len(to_check),
+                       work=float(run.job["work_amounts"][size_index]))
+
+
+def _failed(result: Result, verdict: Verdict, message: Message) -> Result:
+    result.verdict, result.message = verdict, message
+    return result
+
+
+def baseline_launcher(exercise: dict[str, Any], work_amount: float, inputs_device: dict[str, Any],
+                      output_shape: tuple[int, ...]) -> Launch:
+    """The context baseline: cuBLAS SGEMM (cupy.matmul, float32, TF32 off) or a
+    device-to-device copy moving the same bytes as the exercise (half read, half written)."""
+    import cupy
+
+    kind = exercise["baseline"]
+    if kind == "cublas_sgemm":
+        a, b = (inputs_device[p["name"]] for p in exercise["params"] if p["role"] == "input")
+        c = cupy.empty(output_shape, dtype=cupy.float32)
+
+        def matmul() -> None:
+            cupy.matmul(a, b, out=c)
+
+        return matmul
+    if kind == "d2d_copy":
+        nbytes = max(4, int(work_amount) // 2) // 4 * 4
+        source = cupy.empty(nbytes, dtype=cupy.uint8)
+        target = cupy.empty(nbytes, dtype=cupy.uint8)
+        cupy.cuda.runtime.memset(source.data.ptr, 1, nbytes)
+        runtime = cupy.cuda.runtime
+
+        def copy() -> None:
+            runtime.memcpyAsync(target.data.ptr, source.data.ptr, nbytes, 3, cupy.cuda.get_current_stream().ptr)
+
+        return copy
+    raise ValueError(f"unknown baseline {kind!r}")
