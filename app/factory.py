@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
+from app import models as _schema  # noqa: F401  (registers every feature's tables on Base.metadata)
 from app.accounts.auth import AccountsConfig
 from app.accounts.messages import AccountsError
 from app.accounts.routes import router as accounts_router
@@ -95,8 +96,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.exercises = ExerciseInfoCache(settings.kernels_dir)
     app.state.views = ViewCounter()
     app.state.page_cache = PageCache(enabled=not settings.debug)
-    app.state.accounts = AccountsConfig()  # session lifetime and rate limits (tests tune these)
-    app.state.comments = CommentsConfig()  # comment length, rate limits, page size (tests tune these)
+    app.state.accounts = AccountsConfig.from_settings(settings)  # session lifetime and rate limits (tests tune these)
+    app.state.comments = CommentsConfig.from_settings(settings)  # comment length, rate limits, page size (tests tune these)
 
     app.add_middleware(EarlyRefusalMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)

@@ -10,7 +10,7 @@ from collections import Counter
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.models import LessonView
+from app.lessons.models import LessonView
 
 
 class ViewCounter:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import os
 import sys
 
 
@@ -18,8 +17,11 @@ def add_parser(sub) -> None:
 def _password(args: argparse.Namespace) -> str:
     if args.password_stdin:
         return sys.stdin.readline().rstrip("\n")
-    if os.environ.get("MKC_ADMIN_PASSWORD"):
-        return os.environ["MKC_ADMIN_PASSWORD"]
+    from app.core.config import Settings
+
+    password = Settings().admin_password.get_secret_value()
+    if password:
+        return password
     first = getpass.getpass("Password: ")
     if first != getpass.getpass("Password again: "):
         raise SystemExit("the two passwords do not match")

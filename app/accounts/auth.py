@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from fastapi import Request, Response
 from sqlalchemy import delete, select, update
@@ -20,34 +19,31 @@ from sqlalchemy.orm import Session
 from app.accounts.models import ApiToken, AuthSession, User
 from app.accounts.ratelimit import Rate
 from app.core.clock import utcnow
+from app.core.config import Settings
 
 SESSION_COOKIE = "mkc_session"
 VISITOR_CSRF_COOKIE = "mkc_csrf"  # double-submit token for forms shown before there is a session
 TOKEN_PREFIX = "mkc_"
 
 
-def _env_limit(name: str, attempts: int, seconds: float) -> Rate:
-    """``MKC_<NAME>=attempts/seconds`` overrides a default, e.g. MKC_SIGNUP_LIMIT=20/3600."""
-    return Rate.parse(os.environ.get(f"MKC_{name}", ""), Rate(attempts, seconds))
-
-
-def _env_session_ttl() -> dt.timedelta:
-    try:
-        return dt.timedelta(hours=float(os.environ.get("MKC_SESSION_HOURS", "") or 14 * 24))
-    except ValueError:
-        return dt.timedelta(days=14)
-
-
 @dataclass
 class AccountsConfig:
-    """Session lifetime and rate limits; defaults, MKC_* environment overrides, tests set fields."""
+    """Session lifetime and rate limits, from the settings (MKC_SESSION_HOURS, MKC_SIGNIN_USER_LIMIT,
+    MKC_SIGNIN_IP_LIMIT, MKC_SIGNUP_LIMIT); tests set fields on app.state.accounts."""
 
-    session_ttl: dt.timedelta = field(default_factory=_env_session_ttl)
+    session_ttl: dt.timedelta
     # failed sign-ins per (IP, username) and per IP; sign-ups per IP: attempts per window
     # (database slots, app/accounts/ratelimit.py: atomic, shared by every server process)
-    signin_per_user: Rate = field(default_factory=lambda: _env_limit("SIGNIN_USER_LIMIT", 8, 300))
-    signin_per_ip: Rate = field(default_factory=lambda: _env_limit("SIGNIN_IP_LIMIT", 40, 300))
-    signup_per_ip: Rate = field(default_factory=lambda: _env_limit("SIGNUP_LIMIT", 6, 3600))
+    signin_per_user: Rate
+    signin_per_ip: Rate
+    signup_per_ip: Rate
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> AccountsConfig:
+        return cls(session_ttl=dt.timedelta(hours=settings.session_hours),
+                   signin_per_user=Rate.parse(settings.signin_user_limit),
+                   signin_per_ip=Rate.parse(settings.signin_ip_limit),
+                   signup_per_ip=Rate.parse(settings.signup_limit))
 
 
 @dataclass

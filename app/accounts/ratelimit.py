@@ -18,8 +18,8 @@ Redis, Memcached, MongoDB or etcd, and the one-box deployment has no service bes
 so this is hand-written, ~100 lines, on the database every deployment already has.
 
 Limits in use: sign-in failures per (IP, username) and per IP, sign-ups per IP (AccountsConfig,
-app/accounts/auth.py, overridable with MKC_SIGNIN_USER_LIMIT, MKC_SIGNIN_IP_LIMIT, MKC_SIGNUP_LIMIT as
-"attempts/seconds"); comments, comment reports and problem reports (CommentsConfig). The IP is the
+app/accounts/auth.py, from the settings MKC_SIGNIN_USER_LIMIT, MKC_SIGNIN_IP_LIMIT, MKC_SIGNUP_LIMIT as
+"attempts/seconds"); comments, comment reports and problem reports (CommentsConfig, app/comments/limits.py). The IP is the
 client address as app/core/proxies.py decides it (forwarded headers only from trusted proxies).
 """
 from __future__ import annotations
@@ -45,13 +45,15 @@ class Rate:
     window: float  # ... per this many seconds
 
     @classmethod
-    def parse(cls, text: str, default: Rate) -> Rate:
-        """``"attempts/seconds"`` (e.g. ``"20/3600"``); the default when empty or unreadable."""
-        try:
-            attempts, _, seconds = text.partition("/")
-            return cls(max(1, int(attempts)), max(1.0, float(seconds))) if text else default
-        except ValueError:
-            return default
+    def parse(cls, text: str) -> Rate:
+        """``"attempts/seconds"`` (e.g. ``"20/3600"``, as the settings give it; ValueError otherwise)."""
+        attempts, _, seconds = text.partition("/")
+        return cls(max(1, int(attempts)), max(1.0, float(seconds)))
+
+    @classmethod
+    def parse_all(cls, text: str) -> list[Rate]:
+        """Several limits that all apply: ``"5/60,30/3600"``."""
+        return [cls.parse(part) for part in text.split(",")]
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Limits of the comments and reports features, on app.state.comments (tests tune them).
+"""Limits of the comments and reports features, on app.state.comments (from the settings; tests tune them).
 
 Rate limits take slots in the database (app/accounts/ratelimit.py) in the same transaction as the
 comment or report they allow: atomic under parallel requests, shared by every server process, kept
@@ -6,25 +6,39 @@ across restarts, and deleting a comment does not refund it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
 from app.accounts import ratelimit
 from app.accounts.ratelimit import Rate
+from app.core.config import Settings
 
 
 @dataclass
 class CommentsConfig:
-    max_length: int = 4000
-    page_size: int = 10  # top-level comments per page; their replies come along
+    """From the settings (MKC_COMMENT_*, MKC_PROBLEM_*: app/core/config.py, README's table)."""
+
+    max_length: int
+    page_size: int  # top-level comments per page; their replies come along
     # (how many, per seconds): a burst limit and an hourly one
-    comment_rates: list[tuple[int, int]] = field(default_factory=lambda: [(5, 60), (30, 3600)])
-    comment_reports_per_hour: int = 20
-    problem_reports: tuple[int, int] = (5, 600)  # per IP (hashed)
-    problem_max_length: int = 2000
-    quote_max_length: int = 1000
-    report_reason_max: int = 1000
+    comment_rates: list[tuple[int, int]]
+    comment_reports_per_hour: int
+    problem_reports: tuple[int, int]  # per IP (hashed)
+    problem_max_length: int
+    quote_max_length: int
+    report_reason_max: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CommentsConfig:
+        problem = Rate.parse(settings.problem_report_limit)
+        return cls(max_length=settings.comment_max_length, page_size=settings.comment_page_size,
+                   comment_rates=[(r.limit, int(r.window)) for r in Rate.parse_all(settings.comment_limits)],
+                   comment_reports_per_hour=settings.comment_reports_per_hour,
+                   problem_reports=(problem.limit, int(problem.window)),
+                   problem_max_length=settings.problem_max_length,
+                   quote_max_length=settings.problem_quote_max_length,
+                   report_reason_max=settings.comment_report_reason_max_length)
 
 
 def take(db: Session, name: str, subject: str, rates: list[tuple[int, int]]) -> int:

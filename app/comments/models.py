@@ -12,7 +12,7 @@ from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text, Uniqu
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.clock import utcnow
-from app.models import Base
+from app.core.db import Base
 
 
 class CommentThread(Base):

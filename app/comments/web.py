@@ -18,7 +18,7 @@ from app.routes.language import preferred_language
 def config(request: Request) -> CommentsConfig:
     cfg = getattr(request.app.state, "comments", None)
     if cfg is None:
-        cfg = request.app.state.comments = CommentsConfig()
+        cfg = request.app.state.comments = CommentsConfig.from_settings(request.app.state.settings)
     return cfg
 
 

@@ -1,4 +1,9 @@
-"""Settings from the environment (prefix ``MKC_``) or an optional ``.env`` file.
+"""Settings of the web app from the environment (prefix ``MKC_``) or an optional ``.env`` file.
+
+Every field is a row of the README's settings table (name, default, meaning): a test checks it
+(tests/web/test_settings_documented.py), and that no other module reads an ``MKC_`` variable itself.
+The grading engine's settings (compile architecture, sandbox, GPU) are its own model,
+``kernels/engine/settings.py``, in kernels/README.md's table.
 
 Everything that touches the disk (the data folder, the secret-key file) happens lazily,
 when the app starts, so importing this module or building Settings has no side effects.
@@ -9,12 +14,15 @@ import os
 import secrets
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # The repository root: app/core/config.py -> parents[2].
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LANGUAGES = ("ko", "en")
+# A rate limit setting: "attempts/seconds" (e.g. "20/3600"), or several separated by commas.
+RATE = r"^\d+/\d+(\.\d+)?$"
+RATES = r"^\d+/\d+(\.\d+)?(,\d+/\d+(\.\d+)?)*$"
 
 
 class Settings(BaseSettings):
@@ -48,6 +56,31 @@ class Settings(BaseSettings):
     # Reverse proxies whose X-Forwarded-For/-Proto are believed (comma-separated IPs or networks);
     # empty believes no one, so no visitor can pick the address per-IP limits see (app/core/proxies.py).
     trusted_proxies: str = ""
+
+    # ---- accounts (app/accounts) ----
+    # How long a sign-in lasts (hours; 336 = 14 days).
+    session_hours: float = Field(default=14 * 24, gt=0)
+    # Rate limits as "attempts/seconds" (database slots shared by every server process, app/accounts/ratelimit.py):
+    # failed sign-ins per (IP, username) and per IP, sign-ups per IP.
+    signin_user_limit: str = Field(default="8/300", pattern=RATE)
+    signin_ip_limit: str = Field(default="40/300", pattern=RATE)
+    signup_limit: str = Field(default="6/3600", pattern=RATE)
+    # `python -m app create-admin` takes the new administrator's password from here when set.
+    admin_password: SecretStr = SecretStr("")
+
+    # ---- comments and problem reports (app/comments, app/reports) ----
+    comment_max_length: int = Field(default=4000, gt=0)
+    # Top-level comments per page (their replies come along).
+    comment_page_size: int = Field(default=10, gt=0)
+    # Comments one learner may post: a burst limit and an hourly one, "attempts/seconds,attempts/seconds".
+    comment_limits: str = Field(default="5/60,30/3600", pattern=RATES)
+    comment_reports_per_hour: int = Field(default=20, gt=0)
+    comment_report_reason_max_length: int = Field(default=1000, gt=0)
+    # "Report a problem" per visitor IP (hashed), "attempts/seconds".
+    problem_report_limit: str = Field(default="5/600", pattern=RATE)
+    problem_max_length: int = Field(default=2000, gt=0)
+    # The lesson text a problem report quotes.
+    problem_quote_max_length: int = Field(default=1000, gt=0)
 
     # ---- submissions (app/submissions) ----
     # Run a grading dispatcher inside each server process (only one holds a GPU at a time).

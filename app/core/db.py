@@ -1,8 +1,16 @@
-"""SQLAlchemy engine and sessions. SQLite gets WAL mode and enforced foreign keys."""
+"""SQLAlchemy engine, sessions and the declarative ``Base`` of every ORM model.
+
+SQLite gets WAL mode and enforced foreign keys. Each feature's models module subclasses ``Base``;
+``app/models.py`` imports all of them, so ``Base.metadata`` there is the whole schema (Alembic, tests).
+"""
 from __future__ import annotations
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+
+class Base(DeclarativeBase):
+    pass
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:

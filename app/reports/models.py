@@ -8,7 +8,7 @@ from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.clock import utcnow
-from app.models import Base
+from app.core.db import Base
 
 
 class ProblemReport(Base):

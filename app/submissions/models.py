@@ -15,7 +15,7 @@ from sqlalchemy import Boolean, DateTime, ForeignKey, Index, Integer, String, Te
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.clock import utcnow
-from app.models import Base
+from app.core.db import Base
 
 
 class Submission(Base):

@@ -237,15 +237,20 @@ def test_huge_and_odd_inputs_do_not_break_signin(new_client):
 
 
 def test_limits_and_session_lifetime_from_the_environment(monkeypatch):
+    from pydantic import ValidationError
+
     from app.accounts.auth import AccountsConfig
+    from app.core.config import Settings
 
     monkeypatch.setenv("MKC_SIGNUP_LIMIT", "20/60")
     monkeypatch.setenv("MKC_SESSION_HOURS", "1.5")
-    monkeypatch.setenv("MKC_SIGNIN_IP_LIMIT", "nonsense")
-    cfg = AccountsConfig()
+    cfg = AccountsConfig.from_settings(Settings())
     assert (cfg.signup_per_ip.limit, cfg.signup_per_ip.window) == (20, 60)
     assert cfg.session_ttl == dt.timedelta(minutes=90)
-    assert (cfg.signin_per_ip.limit, cfg.signin_per_ip.window) == (40, 300)  # unreadable: the default
+    assert (cfg.signin_per_ip.limit, cfg.signin_per_ip.window) == (40, 300)  # not set: the default
+    monkeypatch.setenv("MKC_SIGNIN_IP_LIMIT", "nonsense")  # unreadable: refused at start, naming the setting
+    with pytest.raises(ValidationError, match="signin_ip_limit"):
+        Settings()
 
 
 def test_signing_out_of_an_expired_session_just_leaves(user_client, app):

@@ -6,7 +6,7 @@ from sqlalchemy import select, text
 
 from app.core.migrate import current_revision, head_revision
 from app.factory import create_app
-from app.models import LessonView
+from app.lessons.models import LessonView
 
 
 def test_start_creates_database_and_secret_key(tmp_path, make_settings):
