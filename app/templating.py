@@ -6,6 +6,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from app.core import vocabulary
 from app.core.config import LANGUAGES, PROJECT_ROOT
 from app.i18n import LANGUAGE_NAMES, gettext_for, ngettext_for
 
@@ -45,6 +46,7 @@ def make_environment(auto_reload: bool) -> Environment:
     env.globals["static"] = versions.url
     env.globals["LANGUAGES"] = LANGUAGES
     env.globals["LANGUAGE_NAMES"] = LANGUAGE_NAMES
+    env.globals["vocab"] = vocabulary  # labels of states, verdicts, codes, XP sources: {{ vocab.label(...) }}
     return env
 
 

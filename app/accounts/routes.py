@@ -16,7 +16,7 @@ from app.accounts.roles import ROLES
 from app.accounts.usernames import username_key
 from app.accounts.views import account_context, check_lang, render, safe_next
 from app.core.ids import RowId
-from app.progress import ledger, service
+from app.progress import ledger, service, xp_history
 from app.progress.registry import ACHIEVEMENTS, ACHIEVEMENTS_BY_ID
 from app.routes.bodies import make_router
 
@@ -149,8 +149,10 @@ def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str |
         learner=state, lesson_slugs=[l.slug for l in lessons],
         lessons=[{"lesson": l, "title": l.text(lang)[0].title, "done_at": completed.get(l.slug)} for l in lessons],
         achievements=[{"a": a, "earned_at": earned.get(a.id)} for a in ACHIEVEMENTS],
-        xp_history=ledger.history(db, user), tokens=authn.list_api_tokens(db, user), new_token=new_token,
-        submissions=_submissions(db, user), notice=notice,
+        xp_history=xp_history.rows(ledger.history(db, user), lang,
+                                   {l.slug: f"{l.number} · {l.text(lang)[0].title}" for l in lessons},
+                                   request.app.state.exercises), tokens=authn.list_api_tokens(db, user), new_token=new_token,
+        submissions=(subs := _submissions(db, user)), effective_verdicts=_effective_verdicts(db, subs), notice=notice,
         # each submission row links to its lesson's exercise panel, which shows that submission
         exercise_pages={l.meta.exercise: f"/{lang}/lessons/{l.slug}" for l in lessons if l.meta.exercise},
         exercise_titles=_exercise_titles(request, lessons, lang), error=message(error, lang) if error else None,
@@ -174,6 +176,14 @@ def _submissions(db: Session, user: User, limit: int = 50) -> list:
 
     return list(db.scalars(select(Submission).where(Submission.user_id == user.id)
                            .order_by(Submission.created_at.desc(), Submission.id.desc()).limit(limit)))
+
+
+def _effective_verdicts(db: Session, rows: list) -> dict[int, str | None]:
+    """A grader's override is the verdict the learner reads, here as on the panel."""
+    from app.graders.reviews import effective_verdict, reviews_for
+
+    trail = reviews_for(db, [r.id for r in rows])
+    return {r.id: effective_verdict(r, trail[r.id]) for r in rows}
 
 
 def _require_page_auth(request: Request, lang: str, auth):

@@ -200,6 +200,15 @@ def status_explain(state: str | None, verdict: str | None, lang: str) -> str:
     return explain(*status(state, verdict), lang)
 
 
+def tier_label(against: str, speedup: float, lang: str) -> str:
+    """A speed tier in words: "1.05× faster than Tiled reference", "at least 50% of the speed of ..."."""
+    _t = gettext_for(lang)
+    kernel = label(KERNEL, against, lang)
+    if speedup < 1:
+        return _t("at least %(pct)s%% of the speed of %(kernel)s") % {"pct": round(speedup * 100), "kernel": kernel}
+    return _t("%(x)s× faster than %(kernel)s") % {"x": f"{speedup:g}", "kernel": kernel}
+
+
 def openapi_description(kind: str, intro: str = "") -> str:
     """Markdown for /docs: each code with its English and Korean label and what it means."""
     en, ko = gettext_for("en"), gettext_for("ko")

@@ -2,6 +2,8 @@
 browser session. Reading is GET; note/override/re-run are POST (CSRF for cookie callers)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from fastapi import Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
@@ -23,6 +25,14 @@ REVIEW = "submissions.review"
 def _lang(request: Request) -> str:
     lang = request.query_params.get("lang")
     return lang if lang in ("ko", "en") else preferred_language(request, request.app.state.settings.default_language)
+
+
+def exercise_titles(request: Request, lang: str) -> Callable[[str], str]:
+    """An exercise's title in the reader's language (its id only when the spec is gone)."""
+    def title(exercise_id: str) -> str:
+        info = request.app.state.exercises.get(exercise_id)
+        return (info.title.get(lang) or info.title.get("en") or exercise_id) if info else exercise_id
+    return title
 
 
 async def reviewer_with_csrf(request: Request, auth=Depends(require_permission(REVIEW))):
@@ -58,9 +68,12 @@ async def list_json(request: Request, download: str = Query("", max_length=8),
 
 @router.get("/submissions.csv", response_class=CSVResponse, dependencies=[Depends(listing_query)])
 async def list_csv(request: Request, auth=Depends(require_permission(REVIEW))):
-    """The same rows as CSV (one line per submission, no source)."""
+    """The same rows as CSV (one line per submission, no source). Beside each code column its label
+    in the requester's language (?lang=ko|en, else the browser's): exercise_title, status_label,
+    state_label, verdict_label, effective_verdict_label, flags_labels, message_label."""
     records = await run_in_threadpool(_records, request, False)
-    return Response(listing.to_csv(records), media_type="text/csv; charset=utf-8",
+    body = listing.to_csv(records, _lang(request), exercise_titles(request, _lang(request)))
+    return Response(body, media_type="text/csv; charset=utf-8",
                     headers={"Cache-Control": "no-store",
                              "Content-Disposition": 'attachment; filename="submissions.csv"'})
 
@@ -76,7 +89,7 @@ async def stuck_csv(request: Request, min: str = Query("", max_length=20), exerc
             return stuck.report(db, min_failures=stuck.parse_min(request.query_params.get("min")),
                                 exercise=(request.query_params.get("exercise") or "")[:64])
 
-    body = stuck.to_csv(await run_in_threadpool(load), _lang(request))
+    body = stuck.to_csv(await run_in_threadpool(load), _lang(request), exercise_titles(request, _lang(request)))
     return Response(body, media_type="text/csv; charset=utf-8",
                     headers={"Cache-Control": "no-store", "Content-Disposition": 'attachment; filename="stuck.csv"'})
 
@@ -97,16 +110,23 @@ async def _body(request: Request) -> dict:
 
 def act(request: Request, auth, sub_id: RowId, kind: str, data: dict) -> dict:
     """One grader action, committed; returns the audit entry. Shared by the API and the forms."""
+    repeated = False
     with request.app.state.session_factory() as db:
         grader = db.get(User, auth.user.id)
         if kind == "note":
             entry = reviews.add_note(db, grader, sub_id, str(data.get("reason") or ""))
         elif kind == "override":
-            entry = reviews.override(db, grader, sub_id, str(data.get("verdict") or ""), str(data.get("reason") or ""))
+            from app.submissions.runtime import lesson_slugs_of
+
+            entry, created = reviews.override_once(db, grader, sub_id, str(data.get("verdict") or ""),
+                                                   str(data.get("reason") or ""), lesson_slugs_of(request.app)())
+            repeated = not created
         else:
             entry = reviews.rerun(db, grader, sub_id, str(data.get("reason") or ""))
         db.commit()
         out = reviews.review_json(entry)
+        if kind == "override" and repeated:
+            out["repeated"] = True  # the submission had this verdict from an override already: nothing new
     if kind == "rerun":
         runtime = request.app.state.submissions
         runtime.wake()
@@ -121,10 +141,13 @@ def _make(kind: str):
             entry = await run_in_threadpool(act, request, auth, sub_id, kind, data)
         except reviews.ReviewError as exc:
             return _error(request, exc)
-        return JSONResponse({"review": entry}, status_code=201)
+        repeated = entry.pop("repeated", False)
+        return JSONResponse({"review": entry, "repeated": repeated}, status_code=200 if repeated else 201)
     handler.__name__ = f"{kind}_submission"
     handler.__doc__ = {"note": "Add a note (JSON {\"reason\": ...}); the learner sees it.",
-                       "override": "Override the verdict (JSON {\"verdict\": ..., \"reason\": ...}); XP follows.",
+                       "override": "Override the verdict (JSON {\"verdict\": ..., \"reason\": ...}); XP, speed tiers "
+                                   "and achievements follow and the learner is notified. 200 with repeated: true when "
+                                   "an override had set this verdict already (nothing new happens).",
                        "rerun": "Queue the submission for grading again (JSON {\"reason\": ...})."}[kind]
     return handler
 

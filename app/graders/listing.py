@@ -10,6 +10,7 @@ import csv
 import datetime as dt
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,13 +18,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.core import vocabulary
 from app.graders.reviews import effective_verdict, review_json, reviews_for
 from app.submissions.models import Submission
 
 REVIEW_FLAGS = {"IMPLAUSIBLY_FAST", "NOISY_TIMING", "DEVICE_OUTPUT", "UNSANDBOXED_COMPILE"}
 REVIEW_MESSAGES = {"INPUT_MODIFIED", "WRONG_ANSWER_TIMED_RUN"}
 MAX_ROWS = 1000
-PENDING = "pending"  # verdict filter value: not graded yet (queued, running or awaiting a GPU)
+PENDING = vocabulary.PENDING  # verdict filter value: no verdict yet (queued, running or awaiting a GPU)
 
 
 @dataclass
@@ -89,11 +91,11 @@ def list_rows(db: Session, filters: Filters) -> list[dict[str, Any]]:
         result = json.loads(sub.result) if sub.result else None
         mine = reviews[sub.id]
         effective = effective_verdict(sub, mine)
-        if filters.verdict:
-            if filters.verdict == PENDING.upper():
-                if sub.verdict is not None and sub.state == "done":
+        if filters.verdict:  # what the row reads as (vocabulary.status): its verdict once graded, else waiting
+            if filters.verdict == PENDING:
+                if sub.state == "done":
                     continue
-            elif effective != filters.verdict:
+            elif sub.state != "done" or effective != filters.verdict:
                 continue
         flags = flags_of(result)
         rows.append({"submission": sub, "result": result, "username": username, "reviews": mine,
@@ -124,26 +126,48 @@ def export_record(row: dict[str, Any], *, with_result: bool) -> dict[str, Any]:
     return record
 
 
-CSV_COLUMNS = ("id", "created_at", "learner", "exercise", "state", "verdict", "effective_verdict", "overridden",
-               "flagged", "flags", "message", "xp", "gpu", "speedup_naive", "speedup_naive_ci_low", "speedup_tiled",
-               "speedup_tiled_ci_low", "speedup_baseline", "speedup_baseline_ci_low", "reviews")
+CSV_COLUMNS = ("id", "created_at", "learner", "exercise", "exercise_title", "status", "status_label", "state",
+               "state_label", "verdict", "verdict_label", "effective_verdict", "effective_verdict_label", "overridden",
+               "flagged", "flags", "flags_labels", "message", "message_label", "xp", "gpu", "speedup_naive",
+               "speedup_naive_ci_low", "speedup_tiled", "speedup_tiled_ci_low", "speedup_baseline",
+               "speedup_baseline_ci_low", "reviews")
 
 
 CSV_DECIMALS = 2  # speedups are shown as 1.23× on the dashboard
 
 
-def to_csv(records: list[dict[str, Any]]) -> str:
+def csv_labels(rec: dict[str, Any], lang: str, exercise_title: Callable[[str], str] | None = None) -> dict[str, str]:
+    """The label columns, in the requester's language, beside the code columns they name (the
+    words the dashboard shows: app/core/vocabulary.py). ``status`` is what the row reads as."""
+    graded = rec.get("state") == "done"
+    kind, status = vocabulary.status(rec.get("state"), rec.get("effective_verdict"))
+    exercise = rec.get("exercise") or ""
+    return {
+        "exercise_title": exercise_title(exercise) if exercise_title and exercise else "",
+        "status": status, "status_label": vocabulary.label(kind, status, lang),
+        "state_label": vocabulary.label(vocabulary.STATE, rec.get("state"), lang),
+        "verdict_label": vocabulary.label(vocabulary.VERDICT, rec.get("verdict"), lang) if graded else "",
+        "effective_verdict_label": vocabulary.label(vocabulary.VERDICT, rec.get("effective_verdict"), lang)
+        if graded else "",
+        "flags_labels": "; ".join(vocabulary.labels(vocabulary.CODE, rec.get("flags") or [], lang)),
+        "message_label": vocabulary.label(vocabulary.CODE, rec.get("message"), lang),
+    }
+
+
+def to_csv(records: list[dict[str, Any]], lang: str = "en",
+           exercise_title: Callable[[str], str] | None = None) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for rec in records:
+        rec = {**rec, **csv_labels(rec, lang, exercise_title)}
         cells = []
         for col in CSV_COLUMNS:
             value = rec.get(col)
             if col == "flags":
-                value = " ".join(value)
+                value = " ".join(value or [])
             elif col == "reviews":
-                value = len(value)
+                value = len(value or [])
             elif value is None:
                 value = ""
             elif isinstance(value, float):

@@ -14,6 +14,7 @@ ERRORS = {
     "bad_verdict": _("Choose one of the verdicts offered."),
     "not_graded": _("Only a graded submission can have its verdict overridden."),
     "own_submission": _("You cannot override the verdict of your own submission; another grader has to."),
+    "same_verdict": _("This submission already has that verdict."),
     "already_queued": _("This submission is already waiting or running."),
     "not_found": _("Not found."),
     "bad_json": _("The request body must be a JSON object."),

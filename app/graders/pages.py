@@ -15,12 +15,11 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
 from app.accounts.views import account_context, check_lang, render
+from app.core import vocabulary as vocab
 from app.core.ids import RowId
 from app.graders import listing, reviews
-from app.graders.api import act
+from app.graders.api import act, exercise_titles
 from app.graders.messages import DONE, ERRORS, text
-from app.panel import texts
-from app.panel.present import label
 from app.panel.routes import result_context
 from app.rendering.code import CudaCppLexer
 from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
@@ -52,14 +51,12 @@ def dashboard(lang: str, request: Request, auth=Depends(require_permission(REVIE
     with request.app.state.session_factory() as db:
         rows = listing.list_rows(db, filters)
         for row in rows:
-            row["verdict_label"] = label(texts.VERDICTS, row["effective_verdict"], lang) if row["effective_verdict"] else ""
-            row["state_label"] = label(texts.STATES, row["submission"].state, lang)
             row["speedups"] = {a: listing.export_record(row, with_result=False)[f"speedup_{a}"]
                                for a in ("naive", "tiled", "baseline")}
     query = urlencode(filters.query())
     context = account_context(request, lang, "/graders", auth)
-    context.update(rows=rows, filters=filters, query=query, exercises=_exercises(), verdicts=texts.VERDICTS,
-                   verdict_label=lambda v: label(texts.VERDICTS, v, lang), flagged=sum(r["flagged"] for r in rows))
+    context.update(rows=rows, filters=filters, query=query, exercises=_exercises(), verdicts=list(vocab.VERDICTS),
+                   exercise_title=exercise_titles(request, lang), flagged=sum(r["flagged"] for r in rows))
     return render(request, "graders/dashboard.html", context)
 
 
@@ -75,7 +72,7 @@ def stuck_page(lang: str, request: Request, auth=Depends(require_permission(REVI
     context = account_context(request, lang, "/graders/stuck", auth)
     context.update(reports=reports, min_failures=min_failures, duration=stuck.fmt_duration,
                    history_url=lambda name, ex: stuck.history_url(lang, name, ex),
-                   verdict_label=lambda v: label(texts.VERDICTS, v, lang))
+                   exercise_title=exercise_titles(request, lang))
     return render(request, "graders/stuck.html", context)
 
 
@@ -95,7 +92,7 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
         panel = result_context(db, row, lang)
         context = account_context(request, lang, f"/graders/submissions/{sub_id}", auth)
         context.update(sub=row, learner=learner, r=panel, trail=trail, source_html=highlighted_source(row.source),
-                       verdicts=texts.OVERRIDE_VERDICTS, verdict_label=lambda v: label(texts.VERDICTS, v, lang),
+                       verdicts=vocab.OVERRIDE_VERDICTS, exercise_title=exercise_titles(request, lang),
                        effective=reviews.effective_verdict(row, trail), flags=listing.flags_of(reviews.result_of(row)),
                        done_text=text(DONE, done, lang) if done in DONE else "", error_text=error)
     return render(request, "graders/detail.html", context, status=status)

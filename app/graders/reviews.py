@@ -1,12 +1,26 @@
-"""Grader actions on one submission: a note, a verdict override, a re-run. Each is one audit
-row; an override moves XP through the ledger's compensating entries (app.progress.ledger.adjust),
-so the learner's total always equals the sum of an append-only ledger.
+"""Grader actions on one submission: a note, a verdict override, a re-run. Each is one audit row.
 
-XP rule for an override, per exercise (so it does not matter which submission paid what):
-the learner's XP for the exercise should be the pass XP if any of their submissions for it has the
-effective verdict PASSED, plus each speed tier met by such a submission whose engine Result says it
-was met (an overridden wrong answer earns the pass, never tiers it did not measure). One
-compensating entry brings the ledger's current XP for the exercise to that target.
+An override flows through progress like a grading does (issue 17, item 3): it appends one
+``verdict_overridden`` event to the learner's event log (app.progress.service.record_verdict_override),
+and XP, speed tiers and achievements are the same rules over the effective events
+(app.progress.verdicts): what the new verdict earns is paid as the same deeds a grading pays,
+achievements that the override takes away are revoked with a compensating ``achievement_revoked``
+event (and earned again if a later override restores them), and the learner gets a notification
+in the bell. The learner's panel shows the effective verdict, its tiers and its XP
+(app.panel.routes.result_context).
+
+XP rule per exercise (so it does not matter which submission paid what): the learner's XP for the
+exercise is the pass XP if any of their submissions for it has the effective verdict PASSED, plus
+each speed tier met by such a submission whose engine Result says it was met (an overridden wrong
+answer earns the pass, never tiers it did not measure). One compensating ledger entry brings what
+the ledger pays for the exercise to that target, so the total always equals the sum of an
+append-only ledger.
+
+Concurrency: an override first takes the learner's row lock (an UPDATE of the user row: a row
+lock on PostgreSQL, the write lock on SQLite), so overrides of one learner's submissions run one
+after another, each reading what the previous one committed. A repeated override (double click,
+two graders at once) that asks for the verdict the submission already has from an override adds
+nothing: no second audit row, ledger entry, event or notification.
 """
 from __future__ import annotations
 
@@ -19,7 +33,8 @@ from app.accounts.models import User
 from app.core.clock import utcnow
 from app.graders.models import SubmissionReview
 from app.panel import texts
-from app.progress import ledger
+from app.progress import events as ev
+from app.progress import ledger, service, verdicts
 from app.progress.models import XpEntry
 from app.submissions import states
 from app.submissions.models import Submission
@@ -73,25 +88,27 @@ def exercise_xp_now(db: Session, user: User, exercise_id: str, sub_ids: set[int]
     return int(paid) + sum(_override_entries(db, user, sub_ids))
 
 
-def exercise_xp_target(db: Session, user: User, exercise_id: str, rows: list[Submission]) -> int:
-    """What it should pay, judged on the effective verdicts (see the module's docstring)."""
-    from kernels.engine import load_exercise
+def exercise_xp_target(db: Session, user: User, exercise_id: str) -> int:
+    """What it should pay, judged on the effective verdicts (app.progress.verdicts)."""
+    return verdicts.exercise_xp_target(ev.current_events(db, user), exercise_id, service.exercise_xp_from_specs())
 
-    trail = reviews_for(db, [r.id for r in rows])
-    passed = [r for r in rows if r.state == states.DONE and effective_verdict(r, trail[r.id]) == "PASSED"]
-    if not passed:
-        return 0
-    try:
-        spec = load_exercise(exercise_id)
-    except Exception:
-        return 0
-    tier_xp = {t.id: t.xp for t in spec.tiers}
-    met: set[str] = set()
-    for r in passed:
-        result = result_of(r) or {}
-        if result.get("verdict") == "PASSED":
-            met |= {t.get("id") for t in result.get("tiers") or [] if t.get("met") and t.get("id") in tier_xp}
-    return int(spec.pass_xp) + sum(tier_xp[t] for t in met)
+
+def _lock_learner(db: Session, user_id: int) -> User | None:
+    """Serialise XP and achievement changes of one learner: overrides and re-balances read what
+    the previous one committed (see the module's docstring). Returns the learner, freshly read."""
+    db.execute(update(User).where(User.id == user_id).values(progress_epoch=User.progress_epoch))
+    return db.get(User, user_id, populate_existing=True)
+
+
+def _compensate(db: Session, learner: User, exercise_id: str, reason: str, reference: str) -> int:
+    """One adjustment bringing the exercise's XP to its target; the amount (0 when none was due)."""
+    ids = set(db.scalars(select(Submission.id).where(Submission.user_id == learner.id,
+                                                     Submission.exercise_id == exercise_id)))
+    delta = exercise_xp_target(db, learner, exercise_id) - exercise_xp_now(db, learner, exercise_id, ids)
+    delta = max(delta, -ledger.total_xp(db, learner))  # never below zero in total
+    if delta and ledger.adjust(db, learner, delta, reason[:200], reference) is not None:
+        return delta
+    return 0
 
 
 def _clean_reason(reason: str) -> str:
@@ -120,8 +137,18 @@ def add_note(db: Session, grader: User, sub_id: int, reason: str) -> SubmissionR
     return entry
 
 
-def override(db: Session, grader: User, sub_id: int, verdict: str, reason: str) -> SubmissionReview:
-    """Set the verdict the learner sees; pay or take back XP with one compensating entry."""
+def override(db: Session, grader: User, sub_id: int, verdict: str, reason: str,
+             lesson_slugs: frozenset[str] = frozenset()) -> SubmissionReview:
+    """Set the verdict the learner sees (see the module's docstring); returns the audit entry."""
+    return override_once(db, grader, sub_id, verdict, reason, lesson_slugs)[0]
+
+
+def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: str,
+                  lesson_slugs: frozenset[str] = frozenset()) -> tuple[SubmissionReview, bool]:
+    """(audit entry, created). ``created`` is False when an override had already set this verdict:
+    the earlier entry is returned and nothing else happens."""
+    from app.notifications.service import verdict_changed
+
     reason = _clean_reason(reason)
     if verdict not in texts.OVERRIDE_VERDICTS:
         raise ReviewError(422, "bad_verdict")
@@ -130,25 +157,28 @@ def override(db: Session, grader: User, sub_id: int, verdict: str, reason: str) 
         raise ReviewError(403, "own_submission")
     if row.state != states.DONE:
         raise ReviewError(409, "not_graded")
-    learner = db.get(User, row.user_id)
-    before = effective_verdict(row, reviews_for(db, [row.id])[row.id])
+    learner = _lock_learner(db, row.user_id)
+    trail = reviews_for(db, [row.id])[row.id]
+    before = effective_verdict(row, trail)
+    if before == verdict:
+        latest = next((r for r in reversed(trail) if r.kind == "override"), None)
+        if latest is not None:
+            return latest, False
+        raise ReviewError(409, "same_verdict")
+    total_before = ledger.total_xp(db, learner)
     entry = SubmissionReview(submission_id=row.id, grader_id=grader.id, grader_name=grader.username,
                              kind="override", verdict_before=before, verdict_after=verdict, reason=reason,
                              xp_delta=0, created_at=utcnow())
     db.add(entry)
-    db.flush()  # the entry's id names the compensating ledger row
-    rows = list(db.scalars(select(Submission).where(Submission.user_id == learner.id,
-                                                    Submission.exercise_id == row.exercise_id)))
-    delta = exercise_xp_target(db, learner, row.exercise_id, rows) - exercise_xp_now(
-        db, learner, row.exercise_id, {r.id for r in rows})
-    if delta:
-        delta = max(delta, -ledger.total_xp(db, learner))  # never below zero in total
-        if delta:
-            ledger.adjust(db, learner, delta, f"override {before}->{verdict}: {reason}"[:200],
-                          f"{_key(row.id)}:override:{entry.id}")
-    entry.xp_delta = delta
+    db.flush()  # the entry's id names the event, the compensating ledger row and the notification
+    service.record_verdict_override(db, learner, row.exercise_id, row.id, review_id=entry.id, before=before,
+                                    after=verdict, at=entry.created_at, lesson_slugs=lesson_slugs)
+    _compensate(db, learner, row.exercise_id, f"override {before}->{verdict}: {reason}",
+                f"{_key(row.id)}:override:{entry.id}")
+    entry.xp_delta = ledger.total_xp(db, learner) - total_before
+    verdict_changed(db, entry, learner.id)
     db.flush()
-    return entry
+    return entry, True
 
 
 def rerun(db: Session, grader: User, sub_id: int, reason: str) -> SubmissionReview:
@@ -192,17 +222,13 @@ def rebalance_after_grading(db: Session, user_id: int, exercise_id: str, sub_id:
     submissions for the exercise: bring its XP back to what the effective verdicts are worth (a
     genuine pass after a revoked one pays again, since the ledger pays the pass deed only once).
     Returns the compensating amount (0 almost always)."""
-    rows = list(db.scalars(select(Submission).where(Submission.user_id == user_id,
-                                                    Submission.exercise_id == exercise_id)))
-    ids = {r.id for r in rows}
-    overridden = db.scalar(select(SubmissionReview.id).where(SubmissionReview.submission_id.in_(ids),
-                                                             SubmissionReview.kind == "override").limit(1))
+    overridden = db.scalar(select(SubmissionReview.id).join(Submission, Submission.id == SubmissionReview.submission_id)
+                           .where(Submission.user_id == user_id, Submission.exercise_id == exercise_id,
+                                  SubmissionReview.kind == "override").limit(1))
     if overridden is None:
         return 0
-    learner = db.get(User, user_id)
-    delta = exercise_xp_target(db, learner, exercise_id, rows) - exercise_xp_now(db, learner, exercise_id, ids)
-    delta = max(delta, -ledger.total_xp(db, learner))
-    if delta and ledger.adjust(db, learner, delta, "rebalanced after a new grading (earlier grader override)",
-                               f"{_key(sub_id)}:override:regrade") is not None:
-        return delta
-    return 0
+    learner = _lock_learner(db, user_id)
+    if learner is None:
+        return 0
+    return _compensate(db, learner, exercise_id, "rebalanced after a new grading (earlier grader override)",
+                       f"{_key(sub_id)}:override:regrade")

@@ -10,12 +10,14 @@ import io
 import json
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.core import vocabulary
 from app.graders.listing import _csv_safe
 from app.graders.reviews import effective_verdict, reviews_for
 from app.submissions.models import Submission
@@ -125,23 +127,30 @@ def fmt_duration(d: dt.timedelta | None) -> str:
     return f"{minutes}m"
 
 
-CSV_COLUMNS = ["exercise", "learner", "failed_attempts", "last_attempt", "last_verdict", "history",
-               "attempts_last_hour", "common_verdict_last_hour", "common_code_last_hour", "learners_passed",
-               "median_minutes_to_pass"]
+CSV_COLUMNS = ["exercise", "exercise_title", "learner", "failed_attempts", "last_attempt", "last_verdict",
+               "last_verdict_label", "history", "attempts_last_hour", "common_verdict_last_hour",
+               "common_verdict_last_hour_label", "common_code_last_hour", "common_code_last_hour_label",
+               "learners_passed", "median_minutes_to_pass"]
 
 
-def to_csv(reports: list[ExerciseReport], lang: str) -> str:
+def to_csv(reports: list[ExerciseReport], lang: str, exercise_title: Callable[[str], str] | None = None) -> str:
+    """One line per stuck learner (or per exercise with nobody stuck); beside each code its label
+    in ``lang`` (app/core/vocabulary.py), the exercise's title beside its id."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for rep in reports:
+        title = exercise_title(rep.exercise) if exercise_title else ""
         median = round(rep.median_to_pass.total_seconds() / 60, 1) if rep.median_to_pass else ""
-        tail = [rep.attempts_last_hour, rep.common_verdict or "", rep.common_code or "", rep.passed_learners, median]
+        tail = [rep.attempts_last_hour, rep.common_verdict or "",
+                vocabulary.label(vocabulary.VERDICT, rep.common_verdict, lang), rep.common_code or "",
+                vocabulary.label(vocabulary.CODE, rep.common_code, lang), rep.passed_learners, median]
         for s in rep.learners:
-            w.writerow([rep.exercise, _csv_safe(s.username), s.failures, s.last_attempt.isoformat() + "Z", s.last_verdict,
+            w.writerow([rep.exercise, title, _csv_safe(s.username), s.failures, s.last_attempt.isoformat() + "Z",
+                        s.last_verdict, vocabulary.label(vocabulary.VERDICT, s.last_verdict, lang),
                         history_url(lang, s.username, rep.exercise), *tail])
         if not rep.learners:
-            w.writerow([rep.exercise, "", 0, "", "", "", *tail])
+            w.writerow([rep.exercise, title, "", 0, "", "", "", "", *tail])
     return buf.getvalue()
 
 

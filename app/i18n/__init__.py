@@ -7,7 +7,7 @@ rebuilds them and tests/web/test_i18n.py fails when a .po and its .mo disagree.
 from __future__ import annotations
 
 import gettext
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
 from app.core.config import LANGUAGES

@@ -14,6 +14,7 @@ class ExerciseInfo:
     title: dict[str, str]
     pass_xp: int | None
     tiers: tuple[tuple[str, float, int], ...]  # (against, speedup, xp)
+    tier_ids: tuple[str, ...] = ()  # the tiers' ids, in the same order (XP history names "gemm:beat_tiled")
 
 
 # A spec is stat()ed at most this often per exercise: lesson pages ask on every view, and the
@@ -46,10 +47,11 @@ class ExerciseInfoCache:
             raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
             title = raw.get("title") if isinstance(raw.get("title"), dict) else {}
             xp = raw.get("xp") if isinstance(raw.get("xp"), dict) else {}
-            tiers = tuple((str(t.get("against", "")), float(t.get("speedup", 0)), int(t.get("xp", 0)))
-                          for t in xp.get("tiers", []) if isinstance(t, dict))
+            listed = [t for t in xp.get("tiers", []) if isinstance(t, dict)]
+            tiers = tuple((str(t.get("against", "")), float(t.get("speedup", 0)), int(t.get("xp", 0))) for t in listed)
             info = ExerciseInfo(exercise_id, {k: str(v) for k, v in title.items()},
-                                int(xp["pass"]) if "pass" in xp else None, tiers)
+                                int(xp["pass"]) if "pass" in xp else None, tiers,
+                                tuple(str(t.get("id", "")) for t in listed))
         except (OSError, yaml.YAMLError, TypeError, ValueError):
             info = None  # a broken spec is the engine's to report; the lesson still serves
         self._cache[exercise_id] = (mtime, info)

@@ -1,5 +1,5 @@
-"""Notification rows (one per recipient and comment: the unique key makes "exactly once" hold
-under retries and races) and each user's preference."""
+"""Notification rows (one per recipient and comment, or per recipient and grader's verdict change:
+the unique keys make "exactly once" hold under retries and races) and each user's preference."""
 from __future__ import annotations
 
 import datetime as dt
@@ -8,21 +8,26 @@ from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, UniqueConst
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.clock import utcnow
-from app.models import Base
+from app.core.db import Base
 
 
 class Notification(Base):
     __tablename__ = "notification"
     __table_args__ = (
         UniqueConstraint("user_id", "comment_id", name="uq_notification_user_comment"),
+        UniqueConstraint("user_id", "review_id", name="uq_notification_user_review"),
         Index("ix_notification_user_read", "user_id", "read_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"))
-    comment_id: Mapped[int] = mapped_column(ForeignKey("comment.id", ondelete="CASCADE"))
+    # a comment's notification names the comment; a verdict change names the grader's audit entry
+    comment_id: Mapped[int | None] = mapped_column(ForeignKey("comment.id", ondelete="CASCADE"), nullable=True)
+    review_id: Mapped[int | None] = mapped_column(ForeignKey("submission_review.id", ondelete="CASCADE"),
+                                                  nullable=True)
     actor_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"), nullable=True)
-    kind: Mapped[str] = mapped_column(String(16))  # "reply" (to your comment) | "thread" (a thread you follow)
+    # "reply" (to your comment) | "thread" (a thread you follow) | "verdict" (a grader changed your verdict)
+    kind: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     read_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
 

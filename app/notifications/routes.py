@@ -15,6 +15,7 @@ from app.comments.web import signed_in_writer, ui_lang
 from app.core.ids import RowId
 from app.notifications import service
 from app.routes.bodies import make_router
+from app.routes.language import preferred_language
 
 router = make_router()
 
@@ -36,13 +37,47 @@ def summary(request: Request, auth: authn.Auth = Depends(require_auth), db: Sess
                         headers={"Cache-Control": "no-store"})
 
 
+def _exercises(request: Request, lang: str) -> dict[str, tuple[str, str | None]]:
+    """exercise id -> (its title in ``lang``, the lesson page that holds its panel)."""
+    state = request.app.state
+    out: dict[str, tuple[str, str | None]] = {}
+    for lesson in state.catalog.snapshot().visible(state.settings.show_drafts):
+        info = state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
+        if info is not None:
+            out[info.id] = (info.title.get(lang) or info.title.get("en") or info.id, f"/{lang}/lessons/{lesson.slug}")
+    return out
+
+
+def _verdict_items(request: Request, items: list, lang: str) -> dict[int, dict]:
+    """notification id -> {text, note, link} for the verdict changes among ``items``, in ``lang``."""
+    exercises = _exercises(request, lang) if any(n.review for n in items) else {}
+    out = {}
+    for n in items:
+        if n.review:
+            title, page = exercises.get(n.review["exercise"], (None, None))
+            out[n.id] = {"text": service.verdict_text(n, lang, title), "note": n.review["note"],
+                         "link": f"{page}?submission={n.review['submission']}" if page else None}
+    return out
+
+
+def _api_lang(request: Request) -> str:
+    lang = request.query_params.get("lang")
+    return lang if lang in ("ko", "en") else preferred_language(request, request.app.state.settings.default_language)
+
+
 @router.get("/api/notifications")
 def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
+    """Your latest notifications; a verdict change carries its sentence in your language (?lang=ko|en,
+    else your language cookie or Accept-Language) and the grader's note."""
     items = service.recent(db, auth.user)
+    lang = _api_lang(request)
+    verdicts = _verdict_items(request, items, lang)
     return JSONResponse({"unread": service.unread_count(db, auth.user), "mode": service.mode_for(db, auth.user.id),
                          "notifications": [{"id": n.id, "kind": n.kind, "actor": n.actor, "lesson": n.lesson_slug,
-                                            "comment_id": n.comment_id, "lang": n.lang, "read": n.read,
-                                            "created_at": n.created_at.isoformat() + "Z"} for n in items]},
+                                            "comment_id": n.comment_id, "lang": n.lang if n.review is None else lang,
+                                            "read": n.read, "created_at": n.created_at.isoformat() + "Z",
+                                            **({"review": n.review, **verdicts[n.id]} if n.id in verdicts else {})}
+                                           for n in items]},
                         headers={"Cache-Control": "no-store"})
 
 
@@ -81,7 +116,8 @@ def notifications_page(lang: str, request: Request, auth=Depends(current_auth), 
     for lesson in request.app.state.catalog.snapshot().lessons:
         titles[lesson.slug] = lesson.text(lang)[0].title
     context = account_context(request, lang, "/notifications", auth)
-    context.update(items=service.recent(db, auth.user), unread=service.unread_count(db, auth.user),
+    items = service.recent(db, auth.user)
+    context.update(items=items, unread=service.unread_count(db, auth.user), verdicts=_verdict_items(request, items, lang),
                    mode=service.mode_for(db, auth.user.id), titles=titles)
     return render(request, "comments/notifications.html", context)
 

@@ -1,4 +1,8 @@
-"""Who hears about a new comment, and reading the bell.
+"""Who hears about a new comment or a changed verdict, and reading the bell.
+
+A grader's override of a submission's verdict notifies the submission's author ("verdict"),
+whatever their comment setting says: it changes their own result, XP and achievements. The
+text is written when it is read, in the reader's language, and carries the grader's note.
 
 A new comment notifies the author of the comment it answers ("reply") and everyone following
 the lesson's thread ("thread"), never the writer, never someone whose setting is "off". The
@@ -7,15 +11,19 @@ reasons apply and however often the code runs.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.core.clock import utcnow
 from app.notifications.models import Notification, NotificationPreference
 from app.progress.once import insert_once
+
+if TYPE_CHECKING:
+    from app.graders.models import SubmissionReview
 
 MODES = ("reply", "off")
 
@@ -59,12 +67,21 @@ def comment_posted(db: Session, comment, parent) -> int:
     return created
 
 
+def verdict_changed(db: Session, review: SubmissionReview, learner_id: int) -> bool:
+    """The notification of a grader's override (one per audit entry, by the unique key)."""
+    if review.grader_id == learner_id:
+        return False
+    return insert_once(db, Notification, user_id=learner_id, review_id=review.id, comment_id=None,
+                       actor_id=review.grader_id, kind="verdict", created_at=utcnow()) is not None
+
+
 def _visible(query):
-    """Only notifications whose comment can still be read (not hidden, not deleted)."""
+    """Only notifications that can still be read: a verdict change, or a comment not hidden or deleted."""
     from app.comments.models import Comment
 
-    return query.join(Comment, Comment.id == Notification.comment_id).where(
-        Comment.hidden_at.is_(None), Comment.deleted_at.is_(None))
+    return query.outerjoin(Comment, Comment.id == Notification.comment_id).where(or_(
+        Notification.review_id.is_not(None),
+        and_(Comment.id.is_not(None), Comment.hidden_at.is_(None), Comment.deleted_at.is_(None))))
 
 
 def unread_count(db: Session, user: User) -> int:
@@ -77,23 +94,60 @@ class NotificationView:
     id: int
     kind: str
     actor: str | None
-    lesson_slug: str
-    comment_id: int
-    lang: str
-    created_at: object
+    lesson_slug: str | None
+    comment_id: int | None
+    lang: str | None
+    created_at: Any
     read: bool
+    # a verdict change: submission, exercise, before, after, note (the grader's reason), xp_delta
+    review: dict[str, Any] | None = field(default=None)
 
 
 def recent(db: Session, user: User, limit: int = 50) -> list[NotificationView]:
     from app.comments.models import Comment, CommentThread
+    from app.graders.models import SubmissionReview
+    from app.submissions.models import Submission
 
-    rows = db.execute(_visible(select(Notification, Comment.lang, CommentThread.lesson_slug, User.username))
-                      .join(CommentThread, CommentThread.id == Comment.thread_id)
+    rows = db.execute(_visible(select(Notification, Comment.lang, CommentThread.lesson_slug, User.username,
+                                      SubmissionReview, Submission.exercise_id).select_from(Notification))
+                      .outerjoin(CommentThread, CommentThread.id == Comment.thread_id)
                       .outerjoin(User, User.id == Notification.actor_id)
+                      .outerjoin(SubmissionReview, SubmissionReview.id == Notification.review_id)
+                      .outerjoin(Submission, Submission.id == SubmissionReview.submission_id)
                       .where(Notification.user_id == user.id)
                       .order_by(Notification.created_at.desc(), Notification.id.desc()).limit(limit))
-    return [NotificationView(n.id, n.kind, actor, slug, n.comment_id, lang, n.created_at, n.read_at is not None)
-            for n, lang, slug, actor in rows]
+    out = []
+    for n, lang, slug, actor, review, exercise_id in rows:
+        about = None
+        if review is not None:
+            about = {"submission": review.submission_id, "exercise": exercise_id, "before": review.verdict_before,
+                     "after": review.verdict_after, "note": review.reason, "xp_delta": review.xp_delta,
+                     "grader": review.grader_name or actor}
+        out.append(NotificationView(n.id, n.kind, actor, slug, n.comment_id, lang, n.created_at,
+                                    n.read_at is not None, about))
+    return out
+
+
+def verdict_label(code: str | None, lang: str) -> str:
+    """The one place this module names a verdict (the site's vocabulary decides the words)."""
+    from app.core import vocabulary
+
+    return vocabulary.label(vocabulary.VERDICT, code, lang)
+
+
+def verdict_text(view: NotificationView, lang: str, exercise_title: str | None = None) -> str:
+    """The sentence of a verdict notification in ``lang`` (the note is shown beside it)."""
+    from app.i18n import gettext_for
+
+    _ = gettext_for(lang)
+    about = view.review or {}
+    text = _("A grader changed the verdict of your submission #%(id)s (%(exercise)s) from “%(before)s” "
+             "to “%(after)s”.") % {"id": about.get("submission"), "exercise": exercise_title or about.get("exercise"),
+                                    "before": verdict_label(about.get("before"), lang),
+                                    "after": verdict_label(about.get("after"), lang)}
+    if about.get("xp_delta"):
+        text += " " + _("Your XP changed by %(xp)s.") % {"xp": f"{about['xp_delta']:+d}"}
+    return text
 
 
 def mark_read(db: Session, user: User, notification_id: int) -> bool:

@@ -8,9 +8,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.core import vocabulary as vocab
 from app.graders.reviews import effective_verdict, reviews_for
-from app.panel import texts
-from app.panel.present import KERNEL_ORDER, label
+from app.panel.present import KERNEL_ORDER
 from app.submissions.models import Submission
 
 LIMIT = 50
@@ -32,10 +32,10 @@ def own_history(db: Session, user_id: int, exercise_id: str, lang: str) -> list[
                 speedups[s.get("against")] = s
         out.append({
             "id": row.id, "created_at": row.created_at, "state": row.state,
-            "state_label": label(texts.STATES, row.state, lang),
-            "verdict": verdict, "verdict_label": label(texts.VERDICTS, verdict, lang) if verdict else "",
+            "state_label": vocab.label(vocab.STATE, row.state, lang),
+            "verdict": verdict, "verdict_label": vocab.label(vocab.VERDICT, verdict, lang),
             "overridden": any(r.kind == "override" for r in reviews[row.id]),
-            "speedups": [(label(texts.KERNELS, k, lang), speedups[k]["value"]) for k in KERNEL_ORDER if k in speedups],
+            "speedups": [(vocab.label(vocab.KERNEL, k, lang), speedups[k]["value"]) for k in KERNEL_ORDER if k in speedups],
         })
     return out
 

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core import vocabulary as vocab
 from app.i18n import gettext_for
 from app.panel import texts
 
@@ -16,6 +17,7 @@ from app.panel import texts
 LOG_LINE = re.compile(r"^[^\s:()]+\((\d+)\): (error|warning|remark)(?: #\S+)?: (.*)$")
 KERNEL_ORDER = ("learner", "naive", "tiled", "baseline")
 INFO_FLAGS = {"CACHED_COMPILE"}  # worth a quiet note, not a warning
+STATE_HELP = {"queued", "awaiting_gpu"}  # states whose explanation the panel shows under the badge
 
 
 def fmt_number(value: Any) -> str:
@@ -59,7 +61,7 @@ def message_text(code: str, params: dict | None, lang: str) -> str:
     text = gettext_for(lang)(msgid)
     values = {k: fmt_param(k, v) for k, v in (params or {}).items()}
     if isinstance((params or {}).get("kernel"), str):  # "learner" -> "Your kernel", translated
-        values["kernel"] = label(texts.KERNELS, params["kernel"], lang)
+        values["kernel"] = vocab.label(vocab.KERNEL, params["kernel"], lang)
     try:
         return text % values
     except (KeyError, TypeError, ValueError):
@@ -67,10 +69,6 @@ def message_text(code: str, params: dict | None, lang: str) -> str:
         return re.sub(r"%\((\w+)\)s", lambda m: values.get(m.group(1), "?"), text)
 
 
-def label(table: dict[str, str], key: str | None, lang: str) -> str:
-    if key is None:
-        return ""
-    return gettext_for(lang)(table[key]) if key in table else key
 
 
 @dataclass
@@ -130,7 +128,7 @@ def speedup_chart(speedups: list[dict], lang: str, width: float = 300.0) -> Spee
     chart = SpeedupChart(width, scale * 1.0, top)
     for s in chosen:
         value, low, high = (float(s.get(k) or 0) for k in ("value", "ci_low", "ci_high"))
-        chart.bars.append(Bar(s["against"], label(texts.KERNELS, s["against"], lang), fmt_size(s.get("size")),
+        chart.bars.append(Bar(s["against"], vocab.label(vocab.KERNEL, s["against"], lang), fmt_size(s.get("size")),
                               value, low, high, value * scale, low * scale, high * scale, low > 1.0))
     step = _nice_ceiling(top / 4)
     tick = 0.0
@@ -159,9 +157,9 @@ def present(view: dict, lang: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": view.get("id"),
         "state": state,
-        "state_label": label(texts.STATES, state, lang),
+        "state_label": vocab.label(vocab.STATE, state, lang),
         "state_text": view.get("state_text", ""),
-        "state_help": _(texts.STATE_HELP[state]) if state in texts.STATE_HELP else "",
+        "state_help": vocab.explain(vocab.STATE, state, lang) if state in STATE_HELP else "",
         "position": view.get("position"),
         "pending": state not in ("done", "awaiting_gpu"),
         "created_at": view.get("created_at"),
@@ -169,7 +167,7 @@ def present(view: dict, lang: str) -> dict[str, Any]:
     }
     verdict = result.get("verdict") if state == "done" else None
     out["verdict"] = verdict
-    out["verdict_label"] = label(texts.VERDICTS, verdict, lang) if verdict else ""
+    out["verdict_label"] = vocab.label(vocab.VERDICT, verdict, lang)
     message = result.get("message") or {}
     out["message"] = message_text(message["code"], message.get("params"), lang) if message.get("code") else ""
     out["message_code"] = message.get("code")
@@ -183,7 +181,7 @@ def present(view: dict, lang: str) -> dict[str, Any]:
     out["chart"] = speedup_chart(result.get("speedups") or [], lang)
     out["speedups"] = result.get("speedups") or []
     out["resources"] = result.get("resources")
-    out["tiers"] = [{**t, "against_label": label(texts.KERNELS, t.get("against"), lang)} for t in result.get("tiers") or []]
+    out["tiers"] = [{**t, "against_label": vocab.label(vocab.KERNEL, t.get("against"), lang)} for t in result.get("tiers") or []]
     out["xp"] = (result.get("xp") or {}).get("total", 0)
     out["gpu"] = (result.get("gpu") or {}).get("name")
     flags = result.get("flags") or []
@@ -213,7 +211,7 @@ def _timings(rows: list[dict], lang: str) -> list[dict]:
     for size, items in groups.items():
         items.sort(key=lambda t: KERNEL_ORDER.index(t["kernel"]) if t.get("kernel") in KERNEL_ORDER else 9)
         out.append({"size": size, "rows": [{
-            "kernel": t.get("kernel"), "label": label(texts.KERNELS, t.get("kernel"), lang),
+            "kernel": t.get("kernel"), "label": vocab.label(vocab.KERNEL, t.get("kernel"), lang),
             "median_ms": t.get("median_ms"), "spread_ms": t.get("spread_ms"),
             "work_rate": t.get("work_rate"), "unit": t.get("unit") or "", "samples": t.get("samples", 0),
         } for t in items]})

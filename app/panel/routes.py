@@ -14,11 +14,12 @@ from app.accounts.deps import db_session, require_auth
 from app.accounts.roles import can
 from app.core.config import LANGUAGES
 from app.core.ids import RowId
-from app.graders.reviews import effective_verdict, reviews_for
-from app.panel import texts
+from app.core import vocabulary as vocab
+from app.graders.reviews import reviews_for
+from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import present_insight, sass_diff
-from app.panel.present import label, present
+from app.panel.present import present
 from app.routes.bodies import make_router
 from app.submissions import queue
 from app.submissions.models import Submission
@@ -78,14 +79,10 @@ def result_context(db, row: Submission, lang: str, *, owner_view: bool = False) 
                                        can_profile=owner_view and panel.get("verdict") == "PASSED")
     trail = reviews_for(db, [row.id])[row.id]
     panel["reviews"] = [{"kind": r.kind, "reason": r.reason, "xp_delta": r.xp_delta,
-                         "verdict_label": label(texts.VERDICTS, r.verdict_after, lang)}
+                         "verdict_label": vocab.label(vocab.VERDICT, r.verdict_after, lang)}
                         for r in trail if r.kind in ("note", "override")]
-    effective = effective_verdict(row, trail)
-    if panel["verdict"] and effective != panel["verdict"]:
-        # a grader's override is the verdict the learner sees; the engine's stays visible beside it
-        panel["engine_verdict_label"] = panel["verdict_label"]
-        panel["verdict"], panel["verdict_label"] = effective, label(texts.VERDICTS, effective, lang)
-    return panel
+    # a grader's override is the verdict the learner sees, with its tiers and XP; the engine's stays beside it
+    return overridden.apply(panel, row, trail, lang)
 
 
 @router.get("/{lang}/panel/submissions/{sub_id}")
@@ -103,6 +100,26 @@ async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depen
     if panel is None:
         raise HTTPException(404)
     return _fragment(request, lang, "panel/result.html", r=panel)
+
+
+@api_router.get("/submissions/{sub_id}")
+async def result_json(sub_id: RowId, request: Request, lang: str = "", auth=Depends(require_auth)):
+    """What the exercise panel shows of one of your submissions (graders: any), in ?lang=ko|en: the
+    verdict the learner sees (a grader's override wins, with the automatic check's beside it),
+    the speed tiers it earns, the XP it earns and the graders' notes."""
+    lang = lang if lang in LANGUAGES else "en"
+
+    def load():
+        with request.app.state.session_factory() as db:
+            row = db.get(Submission, sub_id)
+            if row is None or (row.user_id != auth.user.id and not can(auth.user.role, REVIEW)):
+                return None
+            return result_context(db, row, lang, owner_view=row.user_id == auth.user.id)
+
+    panel = await run_in_threadpool(load)
+    if panel is None:
+        raise HTTPException(404)
+    return JSONResponse(overridden.panel_json(panel), headers={"Cache-Control": "no-store"})
 
 
 @api_router.post("/submissions/{sub_id}/profile", status_code=202)

@@ -1,10 +1,13 @@
-"""Plain-language texts for everything the grading engine can say (kernels/engine/codes.py),
-plus verdicts, kernel names and states. English msgids here; Korean lives in ko.po.
+"""Plain-language sentences for everything the grading engine can say (kernels/engine/codes.py),
+filled with the numbers it sends. English msgids here; Korean lives in ko.po. The short label and
+explanation of each code, verdict, state and kernel are app/core/vocabulary.py's.
 
 The engine never writes prose: it sends a code and params, and this table turns them into a
 sentence. tests/panel/test_texts.py fails when a code in ``all_codes()`` has no text here.
 """
 from __future__ import annotations
+
+from app.core import vocabulary
 
 
 def _(text: str) -> str:  # marks msgids for extraction; translated per request in present.py
@@ -79,35 +82,5 @@ CODES = {
     "UNSANDBOXED_COMPILE": _("Compiled without the sandbox (development setting)."),
 }
 
-VERDICTS = {
-    "PASSED": _("Passed"),
-    "COMPILE_ERROR": _("Compile error"),
-    "WRONG_ANSWER": _("Wrong answer"),
-    "RUNTIME_ERROR": _("Runtime error"),
-    "TIME_LIMIT": _("Time limit exceeded"),
-    "UNAVAILABLE": _("Not graded"),
-}
-
-KERNELS = {
-    "learner": _("Your kernel"),
-    "naive": _("Naive reference"),
-    "tiled": _("Tiled reference"),
-    "baseline": _("Library baseline"),
-}
-
-STATES = {
-    "queued": _("Queued"),
-    "compiling": _("Compiling"),
-    "checking": _("Checking correctness"),
-    "timing": _("Timing"),
-    "awaiting_gpu": _("Waiting for a GPU"),
-    "done": _("Done"),
-}
-
-STATE_HELP = {
-    "queued": _("Your submission is waiting in line; submissions are graded one at a time per GPU, taking turns between learners."),
-    "awaiting_gpu": _("It compiled. Correctness and timing need a GPU, which this server does not have right now; the result appears here once one grades it, even if you close the page."),
-}
-
-# Verdicts a grader may set when overriding.
-OVERRIDE_VERDICTS = ("PASSED", "WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT", "COMPILE_ERROR")
+# Labels of verdicts, states and kernels: app/core/vocabulary.py (one table for every page).
+OVERRIDE_VERDICTS = vocabulary.OVERRIDE_VERDICTS

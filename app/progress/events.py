@@ -21,10 +21,14 @@ EXERCISE_PASSED = "exercise_passed"
 SPEEDUP_REACHED = "speedup_reached"
 COMMENT_POSTED = "comment_posted"
 REPLY_MARKED_HELPFUL = "reply_marked_helpful"
+# a grader set a submission's verdict (app/progress/verdicts.py says what that changes)
+VERDICT_OVERRIDDEN = "verdict_overridden"
+# the compensating event: an achievement taken back because its deed no longer stands
+ACHIEVEMENT_REVOKED = "achievement_revoked"
 _COLUMNS = ("user_id", "epoch", "kind", "subject", "lang", "value", "data", "source", "dedupe",
             "occurred_at", "recorded_at")
 KINDS = (LESSON_OPENED, LESSON_COMPLETED, LANGUAGE_READ, EXERCISE_ATTEMPTED, EXERCISE_PASSED,
-         SPEEDUP_REACHED, COMMENT_POSTED, REPLY_MARKED_HELPFUL)
+         SPEEDUP_REACHED, COMMENT_POSTED, REPLY_MARKED_HELPFUL, VERDICT_OVERRIDDEN, ACHIEVEMENT_REVOKED)
 
 
 @dataclass(frozen=True)

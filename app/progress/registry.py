@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.core import vocabulary
+from app.core.config import LANGUAGES
+
 FIRST_LEVEL_XP = 100
 LEVEL_STEP_XP = 50
 
@@ -62,37 +65,33 @@ def level_for_xp(xp: int, lang: str) -> LevelState:
 
 @dataclass(frozen=True)
 class Achievement:
+    """Name and description are the vocabulary's (app/core/vocabulary.py, translated in ko.po)."""
+
     id: str
     icon: str
-    name: dict[str, str]
-    description: dict[str, str]
+
+    @property
+    def name(self) -> dict[str, str]:
+        return {lang: vocabulary.label(vocabulary.ACHIEVEMENT, self.id, lang) for lang in LANGUAGES}
+
+    @property
+    def description(self) -> dict[str, str]:
+        return {lang: vocabulary.explain(vocabulary.ACHIEVEMENT, self.id, lang) for lang in LANGUAGES}
 
 
 ACHIEVEMENTS: tuple[Achievement, ...] = (
-    Achievement("first_lesson", "📖", {"en": "First page turned", "ko": "첫 장을 넘기다"},
-                {"en": "Complete your first lesson.", "ko": "첫 레슨을 완료했어요."}),
-    Achievement("all_lessons", "🎓", {"en": "Whole track", "ko": "트랙 완주"},
-                {"en": "Complete every lesson of the course.", "ko": "코스의 모든 레슨을 완료했어요."}),
-    Achievement("first_compile", "🛠️", {"en": "It compiles", "ko": "컴파일 성공"},
-                {"en": "Submit a kernel that compiles.", "ko": "컴파일되는 커널을 처음 제출했어요."}),
-    Achievement("first_correct", "✅", {"en": "Right answer", "ko": "정답"},
-                {"en": "Submit a kernel that passes every correctness check.", "ko": "모든 정확성 검사를 통과한 커널을 제출했어요."}),
-    Achievement("beat_naive", "🐢", {"en": "Faster than naive", "ko": "naive보다 빠르게"},
-                {"en": "Beat the naive reference kernel on this server's GPU.", "ko": "이 서버 GPU에서 naive 기준 커널보다 빨랐어요."}),
-    Achievement("beat_tiled", "🧱", {"en": "Faster than tiled", "ko": "tiled보다 빠르게"},
-                {"en": "Beat the tiled reference kernel.", "ko": "tiled 기준 커널보다 빨랐어요."}),
-    Achievement("double_tiled", "🚀", {"en": "Twice the tiles", "ko": "tiled의 두 배"},
-                {"en": "Run at least 2× as fast as the tiled reference kernel.", "ko": "tiled 기준 커널보다 2배 이상 빨랐어요."}),
-    Achievement("bilingual", "🌐", {"en": "Both languages", "ko": "두 언어로"},
-                {"en": "Read the same lesson in Korean and in English.", "ko": "같은 레슨을 한국어와 영어로 모두 읽었어요."}),
-    Achievement("streak_3", "🔥", {"en": "Three-day streak", "ko": "3일 연속"},
-                {"en": "Study on three days in a row.", "ko": "3일 연속으로 공부했어요."}),
-    Achievement("streak_7", "⚡", {"en": "Seven-day streak", "ko": "7일 연속"},
-                {"en": "Study on seven days in a row.", "ko": "7일 연속으로 공부했어요."}),
-    Achievement("first_comment", "💬", {"en": "First comment", "ko": "첫 댓글"},
-                {"en": "Leave your first comment on a lesson.", "ko": "레슨에 첫 댓글을 남겼어요."}),
-    Achievement("helpful_reply", "🤝", {"en": "Helpful reply", "ko": "도움이 된 답글"},
-                {"en": "Write a reply that another learner marks as helpful.", "ko": "다른 학습자가 도움이 되었다고 표시한 답글을 남겼어요."}),
+    Achievement("first_lesson", "📖"),
+    Achievement("all_lessons", "🎓"),
+    Achievement("first_compile", "🛠️"),
+    Achievement("first_correct", "✅"),
+    Achievement("beat_naive", "🐢"),
+    Achievement("beat_tiled", "🧱"),
+    Achievement("double_tiled", "🚀"),
+    Achievement("bilingual", "🌐"),
+    Achievement("streak_3", "🔥"),
+    Achievement("streak_7", "⚡"),
+    Achievement("first_comment", "💬"),
+    Achievement("helpful_reply", "🤝"),
 )
 
 ACHIEVEMENTS_BY_ID = {a.id: a for a in ACHIEVEMENTS}

@@ -9,13 +9,13 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User, utcnow
 from app.lessons.catalog import Lesson
 from app.progress import events as ev
-from app.progress import ledger
+from app.progress import ledger, verdicts
 from app.progress.learner import LearnerState
 from app.progress.models import Event, UserAchievement
 from app.progress.once import insert_once
@@ -64,18 +64,39 @@ def strip_json(state: LearnerState) -> dict[str, Any]:
 # ---- achievements ------------------------------------------------------------------------------
 
 def award_achievements(session: Session, user: User, lesson_slugs: frozenset[str]) -> list[Achievement]:
-    """Replay the rules over the current epoch's events; store and return the newly earned ones."""
+    """Replay the rules over the current epoch's effective events; store and return the newly
+    earned ones, and revoke those a grader's override took away (app.progress.verdicts)."""
+    return settle_achievements(session, user, lesson_slugs)[0]
+
+
+def settle_achievements(session: Session, user: User,
+                        lesson_slugs: frozenset[str]) -> tuple[list[Achievement], list[Achievement]]:
+    """(newly earned, revoked). Rules run over ``verdicts.effective(events)``; an achievement is
+    revoked only when it holds on the automatic verdicts and not on the effective ones, with a
+    compensating ``achievement_revoked`` event. Deleting the row is one statement: of two
+    concurrent revocations one deletes it and records the event, the other does nothing."""
     ctx = RuleContext(lesson_slugs=lesson_slugs, tz=zone(user.tz))
-    earned = evaluate(ev.current_events(session, user), ctx)
-    have = {a.achievement_id for a in earned_achievements(session, user)}
+    log = ev.current_events(session, user)
+    earned = evaluate(verdicts.effective(log), ctx)
+    held = {a.achievement_id: a for a in earned_achievements(session, user)}
     new = []
     for achievement_id, when in earned.items():
-        if achievement_id in have:
+        if achievement_id in held:
             continue
         if insert_once(session, UserAchievement, user_id=user.id, epoch=user.progress_epoch,
                        achievement_id=achievement_id, earned_at=when, announced=False) is not None:
             new.append(ACHIEVEMENTS_BY_ID[achievement_id])
-    return new
+    revoked = []
+    if verdicts.overrides(log):
+        for achievement_id in sorted(verdicts.lost_achievements(evaluate(log, ctx), earned, held)):
+            row = held[achievement_id]
+            if session.execute(delete(UserAchievement).where(UserAchievement.id == row.id)).rowcount:
+                ev.record_event(session, user, ev.ACHIEVEMENT_REVOKED, subject=achievement_id,
+                                dedupe=f"{achievement_id}:{row.id}",
+                                data={"earned_at": row.earned_at.isoformat(), "reason": "verdict_overridden"})
+                if achievement_id in ACHIEVEMENTS_BY_ID:
+                    revoked.append(ACHIEVEMENTS_BY_ID[achievement_id])
+    return new, revoked
 
 
 def take_announcements(session: Session, user: User) -> list[Achievement]:
@@ -117,7 +138,8 @@ def settle_xp(session: Session, user: User, *, lesson_xp: dict[str, int] | None 
     from app.progress.xp_rules import deeds
 
     paid = 0
-    for deed in deeds(ev.current_events(session, user), lesson_xp or {}, exercise_xp_from_specs(kernels_dir)):
+    events = verdicts.effective(ev.current_events(session, user))
+    for deed in deeds(events, lesson_xp or {}, exercise_xp_from_specs(kernels_dir)):
         entry = ledger.pay(session, user, deed.source, deed.source_id, deed.amount)
         paid += entry.amount if entry else 0
     return paid
@@ -255,6 +277,26 @@ def record_grading_result(session: Session, user_id: int, exercise_id: str, subm
         paid = settle_xp(session, user, kernels_dir=kernels_dir)
     new = award_achievements(session, user, lesson_slugs)
     return {"xp_paid": paid, "achievements": new}
+
+
+def record_verdict_override(session: Session, user: User, exercise_id: str, submission_id: int | str, *,
+                            review_id: int, before: str | None, after: str, at: dt.datetime,
+                            lesson_slugs: frozenset[str] = frozenset(), kernels_dir=None) -> dict[str, Any]:
+    """A grader's override, through the same path as a grading: one event in the log, then the
+    XP deeds and the achievement rules over the effective events (app.progress.verdicts).
+
+    Pays what the new verdict newly earns (a grader's PASSED pays the exercise's pass deed once);
+    what it takes away from the ledger is the caller's compensating entry (app.graders.reviews),
+    since only that caller knows the exercise's earlier adjustments. Safe to call twice for one
+    audit entry (its dedupe key). Returns {"xp_paid", "achievements", "revoked"}. The caller commits.
+    """
+    ev.record_event(session, user, ev.VERDICT_OVERRIDDEN, subject=exercise_id, source="grader",
+                    dedupe=f"submission:{submission_id}:override:{review_id}", occurred_at=at,
+                    data={"submission": str(submission_id), "verdict": after, "before": before,
+                          "review": review_id})
+    paid = settle_xp(session, user, kernels_dir=kernels_dir)
+    new, revoked = settle_achievements(session, user, lesson_slugs)
+    return {"xp_paid": paid, "achievements": new, "revoked": revoked}
 
 
 # ---- comments (the comments work calls these) ---------------------------------------------------

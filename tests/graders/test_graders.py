@@ -85,10 +85,17 @@ def test_override_keeps_audit_trail_and_moves_xp_through_the_ledger(app_client):
     from sqlalchemy import select
 
     from app.progress.models import XpEntry
+    # (alice's take-back and restore are compensating entries; bob's pass is paid as the same
+    # 'exercise_pass' deed a grading pays, once: the override flows through the event log)
+    from app.accounts.models import User
     with client.app.state.session_factory() as db:
         rows = list(db.scalars(select(XpEntry).where(XpEntry.source == "adjustment").order_by(XpEntry.id)))
-    assert [r.amount for r in rows] == [-70, 70, load_exercise("transpose").pass_xp]
+        bob_id = db.scalar(select(User.id).where(User.username == "bob"))
+        bob_pass = list(db.scalars(select(XpEntry).where(XpEntry.user_id == bob_id, XpEntry.source == "exercise_pass",
+                                                         XpEntry.source_id == "transpose")))
+    assert [r.amount for r in rows] == [-70, 70]
     assert rows[0].source_id.startswith(f"submission:{sub}:override:")
+    assert [r.amount for r in bob_pass] == [load_exercise("transpose").pass_xp]
     trail = client.get(f"/en/graders/submissions/{sub}", headers=bearer(g)).text
     assert trail.count('data-audit-row="override"') == 2 and "hard-codes the 1024 case" in trail and "-70" in trail
 

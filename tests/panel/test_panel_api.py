@@ -88,7 +88,7 @@ def test_full_result_fragment(app_client):
     assert html.count('class="xres__bar') == 3 and "<svg" in html
     assert "NVIDIA H200" in html and "Suspiciously fast" in html
     assert "3.60×" in html and "Naive reference" in html and "Median (ms)" in html
-    assert re.search(r"XP earned</dt><dd>70</dd>", html)
+    assert re.search(r"XP earned</dt><dd data-xp-earned=\"70\">70</dd>", html)
 
 
 def test_a_tier_below_one_reads_as_a_share_of_the_baseline(app_client):
