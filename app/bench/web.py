@@ -114,8 +114,8 @@ def default_lesson_path() -> str:
     from app.templating import STATIC_DIR
 
     snapshot = load_catalog(PROJECT_ROOT / "lessons", STATIC_DIR, PROJECT_ROOT / "kernels")
-    published = [l for l in snapshot.lessons if l.published]
-    lesson = next((l for l in published if l.order == 4), published[0] if published else None)
+    published = [lesson for lesson in snapshot.lessons if lesson.published]
+    lesson = next((each for each in published if each.order == 4), published[0] if published else None)
     if lesson is None:
         raise SystemExit("no published lesson to benchmark")
     return f"/ko/lessons/{lesson.slug}"
@@ -151,9 +151,11 @@ def main(argv: list[str] | None = None) -> int:
         cookie = signed_in_cookie(database_url) if args.signed_in else ""
         ours_url = f"http://127.0.0.1:{ours_port}{path}"
         base_url = f"http://127.0.0.1:{base_port}/ko/lessons/04"
-        ours = _start([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(ours_port), *uvicorn_args], PROJECT_ROOT, env, ours_url)
+        ours = _start([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(ours_port), *uvicorn_args],
+                      PROJECT_ROOT, env, ours_url)
         try:
-            base = _start([args.baseline_python, "-m", "uvicorn", "main:app", "--port", str(base_port), *uvicorn_args], baseline_dir, dict(os.environ), base_url)
+            base = _start([args.baseline_python, "-m", "uvicorn", "main:app", "--port", str(base_port), *uvicorn_args],
+                          baseline_dir, dict(os.environ), base_url)
             try:
                 # One at a time, so the two servers never compete for the CPU while measured.
                 base_result = run_wrk(base_url, args.threads, args.connections, args.duration)
@@ -178,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ratio ours/baseline: {ratio:.2f} (target >= {TARGET_RATIO:.2f}: {'met' if ok_ratio else 'MISSED'}); "
           f"our p99 {ours_result.p99_ms:.1f} ms (target < {TARGET_P99_MS:.0f} ms: {'met' if ok_p99 else 'MISSED'})")
     if signed_result is not None:
-        print(f"signed-in reader: {signed_result.requests_per_s / base_result.requests_per_s:.2f} of baseline, p99 {signed_result.p99_ms:.1f} ms")
+        ratio = signed_result.requests_per_s / base_result.requests_per_s
+        print(f"signed-in reader: {ratio:.2f} of baseline, p99 {signed_result.p99_ms:.1f} ms")
     if args.check and not (ok_ratio and ok_p99):
         return 1
     return 0

@@ -105,7 +105,7 @@ class Snapshot:
         return self._by_slug.get(slug)
 
     def visible(self, show_drafts: bool = False) -> list[Lesson]:
-        return [l for l in self.lessons if l.published or show_drafts]
+        return [lesson for lesson in self.lessons if lesson.published or show_drafts]
 
     @property
     def errors(self) -> list[Problem]:
@@ -206,10 +206,12 @@ def load_catalog(lessons_dir: Path, static_dir: Path, kernels_dir: Path) -> Snap
         if meta is None:
             continue
         if meta.slug != match.group(2):
-            problems.append(Problem(meta_path, line_of(node, ("slug",)), f"slug '{meta.slug}' must equal the folder name without NN- ('{match.group(2)}')"))
+            problems.append(Problem(meta_path, line_of(node, ("slug",)),
+                                    f"slug '{meta.slug}' must equal the folder name without NN- ('{match.group(2)}')"))
             continue
         if meta.order != int(match.group(1)):
-            problems.append(Problem(meta_path, line_of(node, ("order",)), f"order {meta.order} must equal the folder number {match.group(1)}"))
+            problems.append(Problem(meta_path, line_of(node, ("order",)),
+                                    f"order {meta.order} must equal the folder number {match.group(1)}"))
             continue
         texts: dict[str, LessonText] = {}
         for lang in LANGUAGES:
@@ -230,9 +232,10 @@ def load_catalog(lessons_dir: Path, static_dir: Path, kernels_dir: Path) -> Snap
     # Orders and slugs identify lessons: a duplicate keeps the first and reports the rest.
     seen: dict[int, Lesson] = {}
     unique: list[Lesson] = []
-    for lesson in sorted(lessons, key=lambda l: (l.order, l.folder.name)):
+    for lesson in sorted(lessons, key=lambda each: (each.order, each.folder.name)):
         if lesson.order in seen:
-            problems.append(Problem(lesson.folder / "lesson.yaml", 1, f"order {lesson.order} is also used by {seen[lesson.order].folder.name}"))
+            problems.append(Problem(lesson.folder / "lesson.yaml", 1,
+                                    f"order {lesson.order} is also used by {seen[lesson.order].folder.name}"))
             continue
         seen[lesson.order] = lesson
         unique.append(lesson)

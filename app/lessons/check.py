@@ -63,7 +63,7 @@ class CheckReport:
         return [p for p in self.problems if p.severity != "error"]
 
     def summary(self) -> str:
-        published = sum(1 for l in self.lessons if l.published)
+        published = sum(1 for lesson in self.lessons if lesson.published)
         words = ", ".join(f"{slug} {n}" for slug, n in self.english_words.items())
         return "\n".join([
             f"{len(self.lessons)} lessons loaded ({published} published, {len(self.lessons) - published} drafts), "
@@ -105,7 +105,7 @@ def _equal_korean(lesson: Lesson, parts: dict[str, Structure]) -> list[Problem]:
                                 f"Korean body has {ko.hangul} Hangul syllables, fewer than {KO_HANGUL_PER_EN_WORD} per "
                                 f"English word ({en.words} words → {need:.0f}): translate the whole lesson"))
     if len(en.sections) == len(ko.sections):
-        for e, k in zip(en.sections, ko.sections):
+        for e, k in zip(en.sections, ko.sections, strict=False):  # a count mismatch is reported apart
             if e.words >= KO_SECTION_MIN_WORDS and k.hangul < KO_SECTION_HANGUL_PER_EN_WORD * e.words:
                 problems.append(Problem(ko_path, k.line,
                                         f"section '{k.title or '(before the first ##)'}' has {k.hangul} Hangul syllables "
@@ -219,7 +219,7 @@ def check_course(lessons_dir: Path, static_dir: Path, kernels_dir: Path, *, comp
             # Missing language, missing image, missing exercise folder: warnings for the
             # site (it still serves), errors for the check.
             report.problems.append(_promote(problem))
-    slugs = {l.slug: l.published for l in snapshot.lessons}
+    slugs = {lesson.slug: lesson.published for lesson in snapshot.lessons}
     kernels: set[str] = set()
     glossary = claims.load_glossary(lessons_dir / "AUTHORING.ko.md")
     exercises: set[str] = set()

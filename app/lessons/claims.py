@@ -138,17 +138,18 @@ def _words(text: str) -> bool:
 def korean_code_text(en_body: str, en_line: int, ko_body: str, ko_line: int) -> list[Claim]:
     """ko titles, comments and alt texts must hold Hangul where the en twin has words."""
     out = []
-    for e, k in zip(code_blocks(en_body, en_line), code_blocks(ko_body, ko_line)):
+    # twins are paired in order; a count mismatch is reported by the structure check
+    for e, k in zip(code_blocks(en_body, en_line), code_blocks(ko_body, ko_line), strict=False):
         if _words(e.title) and not HANGUL.search(k.title):
             out.append(Claim(k.line, f"code title '{k.title}' is not Korean (English: '{e.title}')"))
         ko_comments = _comments(k.code)
-        for i, (ec, kc) in enumerate(zip(_comments(e.code), ko_comments)):
+        for ec, kc in zip(_comments(e.code), ko_comments, strict=False):
             if _words(ec) and not HANGUL.search(kc):
-                offset = next((n for n, l in enumerate(k.code.split("\n")) if kc and kc in l), 0)
+                offset = next((n for n, line in enumerate(k.code.split("\n")) if kc and kc in line), 0)
                 out.append(Claim(k.line + 1 + offset, f"code comment '{kc[:60]}' is not Korean"))
-    en_alts = [(n, m.group(1)) for n, l in enumerate(en_body.split("\n")) for m in _IMAGE.finditer(l)]
-    ko_alts = [(n, m.group(1)) for n, l in enumerate(ko_body.split("\n")) for m in _IMAGE.finditer(l)]
-    for (_, ea), (kn, ka) in zip(en_alts, ko_alts):
+    en_alts = [(n, m.group(1)) for n, line in enumerate(en_body.split("\n")) for m in _IMAGE.finditer(line)]
+    ko_alts = [(n, m.group(1)) for n, line in enumerate(ko_body.split("\n")) for m in _IMAGE.finditer(line)]
+    for (_, ea), (kn, ka) in zip(en_alts, ko_alts, strict=False):
         if _words(ea) and not HANGUL.search(ka):
             out.append(Claim(ko_line + kn, f"image alt text '{ka[:60]}' is not Korean"))
     return out
@@ -248,8 +249,8 @@ def korean_figures(en_body: str, ko_body: str, ko_line: int, static_dir: Path) -
     out = []
     en_targets = _IMAGE_TARGET.findall(en_body)
     ko_lines = ko_body.split("\n")
-    ko_targets = [(n, m.group(1)) for n, l in enumerate(ko_lines) for m in _IMAGE_TARGET.finditer(l)]
-    for en_target, (n, ko_target) in zip(en_targets, ko_targets):
+    ko_targets = [(n, m.group(1)) for n, line in enumerate(ko_lines) for m in _IMAGE_TARGET.finditer(line)]
+    for en_target, (n, ko_target) in zip(en_targets, ko_targets, strict=False):
         path = static_dir / en_target[len("/static/"):]
         try:
             words = any(_words(t) for t in _SVG_TEXT.findall(path.read_text(encoding="utf-8")))

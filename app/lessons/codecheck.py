@@ -85,14 +85,14 @@ def check_lesson_code(lesson: Lesson, compile_cuda: bool = True) -> list[Problem
                     continue
                 log = nvrtc_compile(block.code)
                 if log is not None:
-                    first = next((l for l in log.splitlines() if "error" in l), log.splitlines()[0])
+                    first = next((line for line in log.splitlines() if "error" in line), log.splitlines()[0])
                     # kernel.cu(N) counts from the block's first line; name the file line too.
                     where = re.match(r"\S*\((\d+)\)", first)
                     at = f" (at line {block.line + int(where.group(1))})" if where else ""
                     problems.append(Problem(path, block.line, f"cuda block does not compile with NVRTC{at}: {first}"))
     if set(per_lang) == {"ko", "en"}:
         ko, en = per_lang["ko"], per_lang["en"]
-        for k, e in zip(ko, en):
+        for k, e in zip(ko, en, strict=False):  # twins; a count mismatch is reported apart
             if normalized(k.code) != normalized(e.code):
                 problems.append(Problem(lesson.texts["ko"].path, k.line,
                                         f"code differs from the English block at line {e.line} (beyond comments)", "warning"))

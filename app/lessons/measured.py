@@ -150,7 +150,8 @@ def render_measurement(measurement: Measurement | None, lang: str, others: str =
     caption = escape(t["caption"].format(gpu=measurement.gpu, date=measurement.date))
     if others:
         caption += f' <span class="measured__others">· {escape(others)}</span>'
-    return (f'<figure class="measured"><div class="table-scroll"><table><thead><tr><th>{escape(t["kernel"])}</th><th>{escape(t["size"])}</th>'
+    return (f'<figure class="measured"><div class="table-scroll"><table><thead><tr>'
+            f'<th>{escape(t["kernel"])}</th><th>{escape(t["size"])}</th>'
             f'<th>{escape(t["median"])}</th><th>{escape(t["rate"])}</th><th>{escape(t["vs"])}</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             f'{_chart(measurement, t, lang)}<figcaption>{caption}</figcaption></figure>')
 

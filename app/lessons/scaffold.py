@@ -136,7 +136,7 @@ def scaffold_lesson(lessons_dir: Path, slug: str, *, kernels_dir: Path, order: i
         raise ScaffoldError(f"bad slug '{slug}': use lowercase letters, digits and single hyphens "
                             f"(e.g. shared-memory-tiling), at most {MAX_SLUG} characters")
     existing = _existing(lessons_dir)
-    for number, other_slug, folder in existing:
+    for _number, other_slug, folder in existing:
         if other_slug == slug:
             raise ScaffoldError(f"a lesson with slug '{slug}' already exists: {folder}")
     used = {number: folder for number, _, folder in existing}

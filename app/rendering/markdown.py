@@ -81,7 +81,8 @@ def _build(lang: str) -> MarkdownIt:
     md.use(anchors_plugin, min_level=2, max_level=3, slug_func=_slugify, permalink=True, permalinkSymbol="#")
     for kind in ("note", "warning", "exercise"):
         md.use(container_plugin, name=kind, render=_box_renderer(kind, labels[kind]))
-    md.use(container_plugin, name="measured", validate=lambda params, *_: bool(_MEASURED_INFO.match(params.strip())), render=_measured_render)
+    md.use(container_plugin, name="measured", validate=lambda params, *_: bool(_MEASURED_INFO.match(params.strip())),
+           render=_measured_render)
     md.use(container_plugin, name="ladder", validate=lambda params, *_: bool(_LADDER_INFO.match(params.strip())), render=_ladder_render)
 
     def fence(self, tokens, idx, _options, _env):
