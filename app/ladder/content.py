@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from app.ladder.headers import HEADERS_KO_FILE, localized_source, parse_headers
 from kernels.ladder.rungs import Rung, discover
 
 DESCRIPTIONS_FILE = "rungs.yaml"
@@ -33,6 +34,11 @@ class RungText:
     teaches: dict[str, str]
     notes_markdown: str            # English, from NOTES.md ("" when the rung has no paragraph)
     notes_ko: str = ""             # Korean, from NOTES.ko.md ("" falls back to notes_markdown)
+    header_ko: str = ""            # Korean title line and prose of the source's header (headers.ko.md)
+
+    def source(self, lang: str) -> str:
+        """The rung's source as the page in ``lang`` shows it (Korean: the header in Korean)."""
+        return localized_source(self.rung.source, self.header_ko) if lang == "ko" else self.rung.source
 
     @property
     def number(self) -> int:
@@ -94,18 +100,21 @@ def load_content(ladder_dir: Path) -> LadderContent:
     notes_ko = ko_path.read_text(encoding="utf-8") if ko_path.is_file() else ""
     paragraphs_ko = notes_paragraphs(notes_ko, _RUNG_SECTION_KO)
     targets_ko = _TARGETS_SECTION_KO.search(notes_ko)
+    headers_path = ladder_dir / HEADERS_KO_FILE
+    headers_ko = parse_headers(headers_path.read_text(encoding="utf-8")) if headers_path.is_file() else {}
     rungs = []
     for rung in discover(ladder_dir) if ladder_dir.is_dir() else []:
         entry = descriptions.get(rung.stem) or {}
         rungs.append(RungText(rung=rung, title=_fallback_text(entry.get("title"), rung),
                               teaches=_fallback_text(entry.get("teaches"), rung),
-                              notes_markdown=paragraphs.get(rung.stem, ""), notes_ko=paragraphs_ko.get(rung.stem, "")))
+                              notes_markdown=paragraphs.get(rung.stem, ""), notes_ko=paragraphs_ko.get(rung.stem, ""),
+                              header_ko=headers_ko.get(rung.stem, "")))
     return LadderContent(rungs=rungs, targets_markdown=targets.group(1).strip() if targets else "",
                          targets_ko=targets_ko.group(1).strip() if targets_ko else "")
 
 
 class ContentStore:
-    """Caches load_content(); reloads when a rung file, rungs.yaml or NOTES.md changes."""
+    """Caches load_content(); reloads when a rung file, rungs.yaml, NOTES(.ko).md or headers.ko.md changes."""
 
     def __init__(self, ladder_dir: Path):
         self.ladder_dir = ladder_dir
@@ -117,7 +126,8 @@ class ContentStore:
         if not self.ladder_dir.is_dir():
             return ()
         files = sorted(self.ladder_dir.glob("[0-9][0-9]_*.cu")) + [
-            self.ladder_dir / DESCRIPTIONS_FILE, self.ladder_dir / NOTES_FILE, self.ladder_dir / NOTES_KO_FILE]
+            self.ladder_dir / DESCRIPTIONS_FILE, self.ladder_dir / NOTES_FILE, self.ladder_dir / NOTES_KO_FILE,
+            self.ladder_dir / HEADERS_KO_FILE]
         return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.is_file())
 
     def get(self) -> LadderContent:

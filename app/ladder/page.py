@@ -40,7 +40,8 @@ def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict
 def rung_source_html(rung: RungText, lang: str) -> str:
     """One rung's highlighted source with its copy button (the ladder page fetches it on opening)."""
     _ = gettext_for(lang)
-    return render_code_block(rung.rung.source, f'cuda title="kernels/ladder/{rung.rung.path.name}"', _("Copy"), _("Copied"))
+    return render_code_block(rung.source(lang), f'cuda title="kernels/ladder/{rung.rung.path.name}"', _("Copy"),
+                             _("Copied"))
 
 
 def page_context_for(lang: str, content: LadderContent, documents: list[dict], site_name: str) -> dict:

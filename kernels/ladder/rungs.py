@@ -26,6 +26,13 @@ _ARCH = re.compile(r"^//\s*arch:\s*(sm_90a?)\s*$", re.M)
 _TMA = re.compile(r"^//\s*tma:\s*A=(\d+)x(\d+)\s+B=(\d+)x(\d+)\s*$", re.M)
 _PERSISTENT = re.compile(r"^//\s*grid:\s*persistent\s*$", re.M)
 _TITLE = re.compile(r"^//\s*\d\d_\w+\s+—\s+(.+)$", re.M)
+_SETTINGS = (_LAUNCH, _DTYPE, _ARCH, _TMA, _PERSISTENT)
+
+
+def is_setting_line(line: str) -> bool:
+    """True for a header line this module reads (launch, dtype, arch, tma, grid): a translated
+    header keeps these verbatim."""
+    return any(pattern.match(line) for pattern in _SETTINGS)
 
 
 @dataclass(frozen=True)
