@@ -28,18 +28,33 @@ def complete(client, slug, lang="en"):
 
 
 class StatementCounter:
+    """Every statement the database runs: SQLAlchemy's cursor events, and on SQLite the driver's own
+    trace of each connection, since the reader's peek runs on the raw sqlite3 cursor
+    (app/progress/reader_cache.py, _SqlitePeek) where no SQLAlchemy event sees it."""
+
     def __init__(self, engine):
         self.engine, self.statements = engine, []
 
     def _record(self, conn, cursor, statement, *args):
         self.statements.append(statement)
 
+    def _trace(self, dbapi_connection, record):
+        dbapi_connection.set_trace_callback(self.statements.append)
+
     def __enter__(self):
-        event.listen(self.engine, "before_cursor_execute", self._record)
+        if self.engine.dialect.name == "sqlite":
+            self.engine.dispose()  # new connections, each traced from its first statement
+            event.listen(self.engine, "connect", self._trace)
+        else:
+            event.listen(self.engine, "before_cursor_execute", self._record)
         return self
 
     def __exit__(self, *exc):
-        event.remove(self.engine, "before_cursor_execute", self._record)
+        if self.engine.dialect.name == "sqlite":
+            event.remove(self.engine, "connect", self._trace)
+            self.engine.dispose()
+        else:
+            event.remove(self.engine, "before_cursor_execute", self._record)
 
 
 def engine_of(app):
