@@ -131,6 +131,9 @@ class GpuInfo:
     clock_mhz: int | None = None
     driver: str | None = None
     cuda_runtime: str | None = None
+    # which physical card ran the job (e.g. "0000:19:00.0"): on a host with several GPUs, the
+    # result says where it ran even though the worker sees its one GPU as device 0
+    pci_bus_id: str | None = None
 
 
 @dataclass
@@ -327,6 +330,7 @@ def json_schema() -> dict[str, Any]:
             "compute_capability": {"type": ["string", "null"]},
             "sm_count": int_or_null, "clock_mhz": int_or_null,
             "driver": {"type": ["string", "null"]}, "cuda_runtime": {"type": ["string", "null"]},
+            "pci_bus_id": {"type": ["string", "null"]},
         }, []),
         "phase": obj({"name": {"type": "string", "enum": [p.value for p in Phase]},
                       "ms": nn_number}, ["name", "ms"]),

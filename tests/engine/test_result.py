@@ -59,7 +59,7 @@ def full_result() -> Result:
         xp=XpAward(pass_xp=40, tier_xp=10, total=50),
         flags=[Message(codes.FLAG_NOISY_TIMING, {"rse": 0.04})],
         gpu=GpuInfo(name="NVIDIA H200", compute_capability="9.0", sm_count=132, clock_mhz=1980,
-                    driver="580.00", cuda_runtime="13.2"),
+                    driver="580.00", cuda_runtime="13.2", pci_bus_id="0000:19:00.0"),
         versions={"engine": "1.0", "nvrtc": "13.0", "cupy": "14.2.0"},
         phases=[PhaseTiming(name="compiling", ms=120.5), PhaseTiming(name="checking", ms=300.0)],
     )

@@ -64,6 +64,10 @@ def gpu_info(device: int = 0) -> GpuInfo:
         info.cuda_runtime = _cuda_version(runtime.runtimeGetVersion())
     except Exception:
         pass
+    try:
+        info.pci_bus_id = str(runtime.deviceGetPCIBusId(device))
+    except Exception:
+        pass
     info.driver = driver_version()
     return info
 

@@ -513,7 +513,8 @@ def _to_result(final: dict, worker: Worker, exercise_id: str) -> Result:
     res.flags = flags + [Message(f["code"], f.get("params", {})) for f in r.get("flags", [])]
     if r.get("gpu"):
         res.gpu = GpuInfo(**{k: r["gpu"].get(k) for k in
-                             ("name", "compute_capability", "sm_count", "clock_mhz", "driver", "cuda_runtime")})
+                             ("name", "compute_capability", "sm_count", "clock_mhz", "driver", "cuda_runtime",
+                              "pci_bus_id")})
     res.versions = {k: str(v) for k, v in (r.get("versions") or {}).items()}
     res.versions["gpu_worker"] = "sandboxed" if worker.sandboxed else "UNSANDBOXED"
     return res
