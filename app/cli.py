@@ -11,6 +11,39 @@ import sys
 from app.core.config import Settings
 
 
+def port_in_use(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be served (in use, no such address), or None when it can. Checked
+    before uvicorn starts: otherwise it prints "Application startup complete" and then dies on errno 98."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        return str(exc)
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
+
+def logging_config(level: str = "INFO") -> dict:
+    """uvicorn's logging, plus the app's and the engine's loggers (the dispatcher's lines), in every worker."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["formatters"]["app"] = {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}
+    config["handlers"]["app"] = {"class": "logging.StreamHandler", "formatter": "app", "stream": "ext://sys.stderr"}
+    for name in ("app", "kernels"):
+        config["loggers"][name] = {"handlers": ["app"], "level": level, "propagate": False}
+    return config
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import os
 
@@ -19,17 +52,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from app.core.db import make_engine
     from app.core.migrate import upgrade_to_head
 
+    problem = port_in_use(args.host, args.port)
+    if problem:
+        print(f"error: cannot serve on {args.host}:{args.port}: {problem}. Stop the other server or pick "
+              f"another port: python -m app serve --port {args.port + 1}", file=sys.stderr)
+        return 1
     settings = Settings()
     settings.ensure_data_dir()
     engine = make_engine(settings.resolved_database_url)
+    print(f"data folder: {settings.data_dir.resolve()}\n"
+          f"database:    {engine.url.render_as_string(hide_password=True)}", flush=True)
     upgrade_to_head(engine)
     engine.dispose()
     # Migrated once, here: the workers only check the revision (each migrating would race on a fresh database).
     os.environ["MKC_MIGRATE_ON_START"] = "false"
     from app.core.proxies import UVICORN_OPTIONS  # forwarded headers: the app decides (MKC_TRUSTED_PROXIES)
 
+    print(f"serving on http://{args.host}:{args.port}/ ({args.workers} worker(s))", flush=True)
     uvicorn.run("app.main:app", host=args.host, port=args.port, reload=args.reload,
-                workers=None if args.reload else args.workers, access_log=not args.no_access_log, **UVICORN_OPTIONS)
+                workers=None if args.reload else args.workers, access_log=not args.no_access_log,
+                log_config=logging_config(args.log_level.upper()), **UVICORN_OPTIONS)
     return 0
 
 
@@ -97,15 +139,20 @@ def cmd_i18n(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m app", description="Matrix Kernels course site")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="python -m app", description="Matrix Kernels course site",
+                                     epilog="Settings are MKC_* environment variables: see the README's table.")
+    sub = parser.add_subparsers(dest="command", metavar="command")
 
-    serve = sub.add_parser("serve", help="apply migrations, then run the web server")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve = sub.add_parser("serve", help="apply migrations, then run the web server",
+                           description="Apply pending migrations once, then run the web server (uvicorn).",
+                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
+    serve.add_argument("--port", type=int, default=8000, help="TCP port")
     serve.add_argument("--reload", action="store_true", help="restart on code changes (development)")
-    serve.add_argument("--workers", type=int, default=1)
-    serve.add_argument("--no-access-log", action="store_true")
+    serve.add_argument("--workers", type=int, default=1, help="web worker processes")
+    serve.add_argument("--no-access-log", action="store_true", help="do not log each request")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
+                       help="level of the app's, the engine's and uvicorn's logs")
     serve.set_defaults(func=cmd_serve)
 
     migrate = sub.add_parser("migrate", help="apply pending database migrations")
@@ -157,5 +204,17 @@ def main(argv: list[str] | None = None) -> int:
         from app.bench.web import main as bench_main
 
         return bench_main(argv[1:])
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:  # no command: say what there is
+        parser.print_help()
+        return 0
+    from pydantic import ValidationError
+
+    try:
+        return args.func(args)
+    except ValidationError as exc:  # a setting that does not parse: name it, no traceback
+        for error in exc.errors():
+            name = "MKC_" + "_".join(str(part) for part in error["loc"]).upper()
+            print(f"error: setting {name}: {error['msg']} (got {error.get('input')!r})", file=sys.stderr)
+        return 2
