@@ -7,12 +7,12 @@ page load without a restart. Nothing here needs CuPy or a GPU.
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
+from app.core.filecache import FileCache
 from app.ladder.headers import HEADERS_KO_FILE, localized_source, parse_headers
 from kernels.ladder.rungs import Rung, discover
 
@@ -114,26 +114,17 @@ def load_content(ladder_dir: Path) -> LadderContent:
 
 
 class ContentStore:
-    """Caches load_content(); reloads when a rung file, rungs.yaml, NOTES(.ko).md or headers.ko.md changes."""
+    """load_content(), computed again when a rung file, rungs.yaml, NOTES(.ko).md or headers.ko.md
+    changes (the folder's own mtime covers a rung file added or removed)."""
 
     def __init__(self, ladder_dir: Path):
         self.ladder_dir = ladder_dir
-        self._lock = threading.Lock()
-        self._signature: tuple | None = None
-        self._content: LadderContent | None = None
+        self._files: FileCache[Path, LadderContent] = FileCache(self._watched, load_content)
 
-    def _current_signature(self) -> tuple:
-        if not self.ladder_dir.is_dir():
-            return ()
-        files = sorted(self.ladder_dir.glob("[0-9][0-9]_*.cu")) + [
-            self.ladder_dir / DESCRIPTIONS_FILE, self.ladder_dir / NOTES_FILE, self.ladder_dir / NOTES_KO_FILE,
-            self.ladder_dir / HEADERS_KO_FILE]
-        return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.is_file())
+    def _watched(self, ladder_dir: Path) -> list[Path]:
+        rungs = sorted(ladder_dir.glob("[0-9][0-9]_*.cu")) if ladder_dir.is_dir() else []
+        return [ladder_dir, *rungs, *(ladder_dir / name for name in
+                                      (DESCRIPTIONS_FILE, NOTES_FILE, NOTES_KO_FILE, HEADERS_KO_FILE))]
 
     def get(self) -> LadderContent:
-        signature = self._current_signature()
-        with self._lock:
-            if self._content is None or signature != self._signature:
-                self._content = load_content(self.ladder_dir)
-                self._signature = signature
-            return self._content
+        return self._files.get(self.ladder_dir)
