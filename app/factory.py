@@ -21,7 +21,7 @@ from app.comments.limits import CommentsConfig
 from app.comments.messages import CommentsError
 from app.comments.routes import router as comments_router
 from app.comments.web import comments_error
-from app.core import openapi
+from app.core import openapi, vocabulary
 from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
 from app.core.headers import SecurityHeadersMiddleware
@@ -85,7 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # application-wide limit would answer refusals in English, around our error handlers.
     # /docs and /redoc are ours (app/routes/apidocs.py): served from static/, no CDN, no inline script.
     app = FastAPI(title=settings.site_name, lifespan=lifespan, docs_url=None, redoc_url=None,
-                  openapi_url="/openapi.json")
+                  openapi_url="/openapi.json", description=vocabulary.api_description())
     app.state.settings = settings
     app.state.engine = make_engine(settings.resolved_database_url)
     app.state.session_factory = make_session_factory(app.state.engine)

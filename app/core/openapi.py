@@ -34,7 +34,7 @@ ERROR_RESPONSE = {
 
 def api_schema(app: FastAPI) -> dict:
     routes = [c for c in routing.iter_route_contexts(app.routes) if getattr(c, "path_format", "").startswith("/api/")]
-    schema = get_openapi(title=app.title, version=app.version, routes=routes)
+    schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=routes)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components["Error"] = ERROR_SCHEMA
     for name in ("HTTPValidationError", "ValidationError"):

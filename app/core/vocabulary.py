@@ -216,3 +216,15 @@ def openapi_description(kind: str, intro: str = "") -> str:
     for code, t in TABLES[kind].items():
         lines.append(f"- `{code}`: {en(t.label)} / {ko(t.label)} — {en(t.explain)}")
     return "\n".join(lines)
+
+
+def api_description() -> str:
+    """The API's description in /docs and /openapi.json: every word a response may carry (states,
+    verdicts, engine message codes, XP sources), each with its English and Korean label."""
+    sections = [("Submission states (`state`)", STATE), ("Verdicts (`verdict`)", VERDICT),
+                ("Engine message codes (`message.code`, `flags[].code`)", CODE), ("XP sources (`source`)", XP_SOURCE)]
+    parts = ["Send `Authorization: Bearer <token>` (a personal token from your profile) or use the site's "
+             "session cookie with its CSRF token. Add `?lang=ko` or `?lang=en` for messages in that language."]
+    for title, kind in sections:
+        parts.append(f"### {title}\n\n" + openapi_description(kind))
+    return "\n\n".join(parts)

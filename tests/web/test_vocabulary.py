@@ -88,3 +88,16 @@ def test_openapi_description_lists_both_languages():
     text = v.openapi_description(v.CODE)
     for code in codes.all_codes():
         assert f"`{code}`: {v.label(v.CODE, code, 'en')} / {v.label(v.CODE, code, 'ko')}" in text
+
+
+def test_the_api_docs_carry_every_state_and_verdict_in_both_languages(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from app.factory import create_app
+    from tests.conftest import make_settings
+
+    with TestClient(create_app(make_settings(tmp_path))) as client:
+        description = client.get("/openapi.json").json()["info"]["description"]
+    for kind in (v.STATE, v.VERDICT, v.CODE, v.XP_SOURCE):
+        for code in v.TABLES[kind]:
+            assert f"`{code}`: {v.label(kind, code, 'en')} / {v.label(kind, code, 'ko')}" in description, code
