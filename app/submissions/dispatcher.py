@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.submissions import lanes, queue, states
 from app.submissions.models import Submission
+from kernels.engine.result import Verdict
 
 log = logging.getLogger(__name__)
 Notify = Callable[[int], None]
@@ -289,7 +290,7 @@ class Dispatcher:
         self.stats.jobs += 1
 
     def _finish(self, job: Submission, result) -> None:
-        verdict = getattr(result.verdict, "value", str(result.verdict))
+        verdict = Verdict(result.verdict).value  # a Verdict, or its value from a stored Result
         awaiting = verdict == "UNAVAILABLE" and result.message.code == "UNAVAILABLE_NO_GPU"
         state = states.AWAITING_GPU if awaiting else states.DONE
         if awaiting and self.gpu:

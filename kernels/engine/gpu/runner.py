@@ -32,7 +32,7 @@ from typing import Any
 
 from .. import codes
 from ..process_wide import ProcessWide
-from ..result import CorrectnessCase, GpuInfo, Message, Mismatch, Phase, Result, Speedup, TierOutcome, Timing, Verdict, XpAward
+from ..result import Message, Phase, Result, Verdict
 from ..sandboxing import kill_process_group, start_in_own_session, unsafe_unsandboxed_allowed, wait_readable
 from ..settings import engine_settings
 from . import sandbox
@@ -476,10 +476,7 @@ def build_job(exercise, compiled, plan, *, seed: int | None = None, do_timing: b
 def _to_result(final: dict, worker: Worker, exercise_id: str) -> Result:
     kind = final.get("ev")
     flags: list[Message] = []
-    out = (final.get("result") or {}).get("device_output") or {}
-    text, total = out.get("text", ""), int(out.get("bytes", 0))
-    if not total:  # a worker killed mid-job: whatever reached its stdout pipe
-        text, total = worker.learner_output()
+    text, total = worker.learner_output()  # what the learner's printf wrote to the worker's stdout pipe
     if total:
         flags.append(Message("DEVICE_OUTPUT", {"text": text[:4096], "bytes": total,
                                                "truncated": total > len(text[:4096])}))
@@ -496,26 +493,16 @@ def _to_result(final: dict, worker: Worker, exercise_id: str) -> Result:
         log.warning("GPU worker unusable: %s %s", final.get("error"), final.get("stderr"))
         return Result(verdict=Verdict.UNAVAILABLE, exercise=exercise_id, flags=flags,
                       message=Message(codes.UNAVAILABLE_WORKER_CRASHED, {"stage": final.get("stage", "start")}))
-    r = final["result"]
-    res = Result(verdict=Verdict(r["verdict"]), exercise=exercise_id,
-                 message=Message(r["message"]["code"], r["message"].get("params", {})))
-    for c in r.get("correctness", []):
-        mm = c.get("mismatch")
-        msg = c.get("message")
-        res.correctness.append(CorrectnessCase(
-            size=c["size"], ok=c["ok"], mismatch=Mismatch(**mm) if mm else None,
-            message=Message(msg["code"], msg.get("params", {})) if msg else None))
-    res.timings = [Timing(**t) for t in r.get("timings", [])]
-    res.speedups = [Speedup(**s) for s in r.get("speedups", [])]
-    res.tiers = [TierOutcome(**t) for t in r.get("tiers", [])]
-    if r.get("xp"):
-        res.xp = XpAward(**r["xp"])
-    res.flags = flags + [Message(f["code"], f.get("params", {})) for f in r.get("flags", [])]
-    if r.get("gpu"):
-        res.gpu = GpuInfo(**{k: r["gpu"].get(k) for k in
-                             ("name", "compute_capability", "sm_count", "clock_mhz", "driver", "cuda_runtime",
-                              "pci_bus_id")})
-    res.versions = {k: str(v) for k, v in (r.get("versions") or {}).items()}
+    # the worker sends Result.to_dict(): one Result path, read back by the same code that wrote it
+    try:
+        res = Result.from_dict(final["result"])
+    except (KeyError, TypeError, ValueError):  # not a Result: treat the worker as broken, say so
+        log.warning("GPU worker sent a malformed result: %.500r", final.get("result"))
+        return Result(verdict=Verdict.UNAVAILABLE, exercise=exercise_id, flags=flags,
+                      message=Message(codes.UNAVAILABLE_WORKER_CRASHED, {"stage": "result"}))
+    res.exercise = exercise_id
+    res.flags = flags + res.flags
+    res.versions = {k: str(v) for k, v in res.versions.items()}
     res.versions["gpu_worker"] = "sandboxed" if worker.sandboxed else "UNSANDBOXED"
     return res
 
