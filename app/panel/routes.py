@@ -12,9 +12,9 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import db_session, require_auth
 from app.accounts.roles import can
+from app.core import vocabulary as vocab
 from app.core.config import LANGUAGES
 from app.core.ids import RowId
-from app.core import vocabulary as vocab
 from app.graders.reviews import reviews_for
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
@@ -85,10 +85,8 @@ def result_context(db, row: Submission, lang: str, *, owner_view: bool = False) 
     return overridden.apply(panel, row, trail, lang)
 
 
-@router.get("/{lang}/panel/submissions/{sub_id}")
-async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depends(require_auth)):
-    _check_lang(lang)
-
+async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict:
+    """The panel's view of one submission for its owner (graders: any); 404 for anyone else."""
     def load():
         with request.app.state.session_factory() as db:
             row = db.get(Submission, sub_id)
@@ -99,6 +97,14 @@ async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depen
     panel = await run_in_threadpool(load)
     if panel is None:
         raise HTTPException(404)
+    return panel
+
+
+@router.get("/{lang}/panel/submissions/{sub_id}")
+async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depends(require_auth)):
+    _check_lang(lang)
+
+    panel = await _visible_panel(request, sub_id, lang, auth)
     return _fragment(request, lang, "panel/result.html", r=panel)
 
 
@@ -109,16 +115,7 @@ async def result_json(sub_id: RowId, request: Request, lang: str = "", auth=Depe
     the speed tiers it earns, the XP it earns and the graders' notes."""
     lang = lang if lang in LANGUAGES else "en"
 
-    def load():
-        with request.app.state.session_factory() as db:
-            row = db.get(Submission, sub_id)
-            if row is None or (row.user_id != auth.user.id and not can(auth.user.role, REVIEW)):
-                return None
-            return result_context(db, row, lang, owner_view=row.user_id == auth.user.id)
-
-    panel = await run_in_threadpool(load)
-    if panel is None:
-        raise HTTPException(404)
+    panel = await _visible_panel(request, sub_id, lang, auth)
     return JSONResponse(overridden.panel_json(panel), headers={"Cache-Control": "no-store"})
 
 
