@@ -94,7 +94,7 @@ def parse_launch(request: Any, limits: DeviceLimits = SM90) -> LaunchPlan:
     if not isinstance(profile, bool):
         raise LaunchRejected(codes.LAUNCH_PROFILE_NOT_BOOL, value=_safe(profile))
 
-    for axis, (v, lim) in enumerate(zip(block, limits.max_block)):
+    for axis, (v, lim) in enumerate(zip(block, limits.max_block, strict=True)):
         if v > lim:
             raise LaunchRejected(codes.LAUNCH_BLOCK_DIM_TOO_LARGE, axis="xyz"[axis], value=v, limit=lim)
     threads = block[0] * block[1] * block[2]
@@ -118,7 +118,7 @@ def validate_launch(request: Any, exercise: Exercise, limits: DeviceLimits = SM9
     plan = parse_launch(request, limits)
     for sizes in tuple(exercise.correctness_sizes) + tuple(exercise.timing_sizes):
         grid = plan.grid(exercise, sizes)
-        for axis, (v, lim) in enumerate(zip(grid, limits.max_grid)):
+        for axis, (v, lim) in enumerate(zip(grid, limits.max_grid, strict=True)):
             if v > lim:
                 raise LaunchRejected(codes.LAUNCH_GRID_TOO_LARGE, axis="xyz"[axis], value=v,
                                      limit=lim, size=dict(sizes))

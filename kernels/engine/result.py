@@ -21,12 +21,14 @@ import json
 import math
 from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
-from typing import Any, Union
+from typing import Any
 
 SCHEMA_VERSION = "kernels-result/1"
 
 
-class Verdict(str, Enum):
+# (str, Enum), not StrEnum: str() and f-strings of a member are part of stored messages and logs;
+# StrEnum would change them (UP042).
+class Verdict(str, Enum):  # noqa: UP042
     COMPILE_ERROR = "COMPILE_ERROR"
     WRONG_ANSWER = "WRONG_ANSWER"
     RUNTIME_ERROR = "RUNTIME_ERROR"
@@ -36,7 +38,7 @@ class Verdict(str, Enum):
     UNAVAILABLE = "UNAVAILABLE"
 
 
-class Phase(str, Enum):
+class Phase(str, Enum):  # noqa: UP042  (as Verdict)
     """Phases reported through ``grade(on_phase=...)`` and timed in ``Result.phases``."""
 
     VALIDATING = "validating"
@@ -46,7 +48,7 @@ class Phase(str, Enum):
     DONE = "done"
 
 
-Number = Union[int, float, str]  # str only for "NaN" / "Infinity" / "-Infinity"
+Number = int | float | str  # str only for "NaN" / "Infinity" / "-Infinity"
 
 
 @dataclass

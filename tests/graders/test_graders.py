@@ -84,10 +84,10 @@ def test_override_keeps_audit_trail_and_moves_xp_through_the_ledger(app_client):
     # the ledger holds compensating rows, never edits
     from sqlalchemy import select
 
-    from app.progress.models import XpEntry
     # (alice's take-back and restore are compensating entries; bob's pass is paid as the same
     # 'exercise_pass' deed a grading pays, once: the override flows through the event log)
     from app.accounts.models import User
+    from app.progress.models import XpEntry
     with client.app.state.session_factory() as db:
         rows = list(db.scalars(select(XpEntry).where(XpEntry.source == "adjustment").order_by(XpEntry.id)))
         bob_id = db.scalar(select(User.id).where(User.username == "bob"))

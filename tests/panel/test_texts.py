@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from app.i18n import gettext_for
 from app.panel import texts
 from app.panel.present import message_text
 from kernels.engine import codes

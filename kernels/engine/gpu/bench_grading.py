@@ -69,7 +69,7 @@ def main(argv=None) -> int:
     cases = {}
     for case in ("cold", "cached"):
         times, verdicts, phases = [], [], []
-        for i in range(args.n):
+        for _ in range(args.n):
             text = src + (f"\n// nonce {secrets.token_hex(8)}\n" if case == "cold" else "")
             _wait_spare()
             t0 = time.perf_counter()
@@ -88,7 +88,7 @@ def main(argv=None) -> int:
     klaunch = json.loads(LAUNCH_RE.search(ktext).group(1))
     big = dict(ex.largest_timing_size)
     values = {}
-    for i in range(5):
+    for _ in range(5):
         _wait_spare()
         res = grade(args.exercise, ktext, klaunch)
         for s in res.speedups:

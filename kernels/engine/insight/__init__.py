@@ -21,7 +21,7 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import time
-from typing import Any, Optional
+from typing import Any
 
 from . import hints as _hints
 from . import occupancy as _occupancy

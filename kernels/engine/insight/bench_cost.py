@@ -35,7 +35,7 @@ def main(argv=None) -> int:
 
     ex = load_exercise("gemm")
     comp = Compiler(cache=CubinCache(), lineinfo=True)
-    print("in-line cost per job (ms, median of %d), and nvdisasm's wall time (overlapped with the GPU phases):" % args.n)
+    print(f"in-line cost per job (ms, median of {args.n}), and nvdisasm's wall time (overlapped with the GPU phases):")
     try:
         for name, rel in KERNELS.items():
             src = (ROOT / rel).read_text()
