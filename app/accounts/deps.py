@@ -24,7 +24,7 @@ def current_auth(request: Request, db: Session = Depends(db_session)) -> authn.A
     try:
         auth = authn.resolve(request, db)
     except authn.BadToken:
-        raise AccountsError(401, "bad_token", {"WWW-Authenticate": "Bearer"})
+        raise AccountsError(401, "bad_token", {"WWW-Authenticate": "Bearer"}) from None
     request.state.auth = auth
     return auth
 

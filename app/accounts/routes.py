@@ -21,6 +21,7 @@ from app.progress.registry import ACHIEVEMENTS, ACHIEVEMENTS_BY_ID
 from app.routes.bodies import make_router
 
 router = make_router()
+require_users_manage = require_permission("users.manage")
 CSRF = [Depends(csrf_protect)]
 
 
@@ -146,15 +147,15 @@ def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str |
     earned = {a.achievement_id: a.earned_at for a in service.earned_achievements(db, user)}
     context = account_context(request, lang, "/profile", auth)
     context.update(
-        learner=state, lesson_slugs=[l.slug for l in lessons],
-        lessons=[{"lesson": l, "title": l.text(lang)[0].title, "done_at": completed.get(l.slug)} for l in lessons],
+        learner=state, lesson_slugs=[lesson.slug for lesson in lessons],
+        lessons=[{"lesson": lesson, "title": lesson.text(lang)[0].title, "done_at": completed.get(lesson.slug)} for lesson in lessons],
         achievements=[{"a": a, "earned_at": earned.get(a.id)} for a in ACHIEVEMENTS],
         xp_history=xp_history.rows(ledger.history(db, user), lang,
-                                   {l.slug: f"{l.number} · {l.text(lang)[0].title}" for l in lessons},
+                                   {lesson.slug: f"{lesson.number} · {lesson.text(lang)[0].title}" for lesson in lessons},
                                    request.app.state.exercises), tokens=authn.list_api_tokens(db, user), new_token=new_token,
         submissions=(subs := _submissions(db, user)), effective_verdicts=_effective_verdicts(db, subs), notice=notice,
         # each submission row links to its lesson's exercise panel, which shows that submission
-        exercise_pages={l.meta.exercise: f"/{lang}/lessons/{l.slug}" for l in lessons if l.meta.exercise},
+        exercise_pages={lesson.meta.exercise: f"/{lang}/lessons/{lesson.slug}" for lesson in lessons if lesson.meta.exercise},
         exercise_titles=_exercise_titles(request, lessons, lang), error=message(error, lang) if error else None,
         announcements=service.take_announcements(db, user),
     )
@@ -287,7 +288,7 @@ def delete_account(lang: str, request: Request, password: str = Form(""), auth=D
 # ---- admin: roles ----------------------------------------------------------------------------------
 
 @router.get("/{lang}/admin/users")
-def admin_users(lang: str, request: Request, auth=Depends(require_permission("users.manage")),
+def admin_users(lang: str, request: Request, auth=Depends(require_users_manage),
                 db: Session = Depends(db_session)):
     check_lang(lang)
     context = account_context(request, lang, "/admin/users", auth)
@@ -297,7 +298,7 @@ def admin_users(lang: str, request: Request, auth=Depends(require_permission("us
 
 @router.post("/{lang}/admin/users/{user_id}/role", dependencies=CSRF)
 def admin_set_role(lang: str, user_id: RowId, request: Request, role: str = Form(""),
-                   auth=Depends(require_permission("users.manage")), db: Session = Depends(db_session)):
+                   auth=Depends(require_users_manage), db: Session = Depends(db_session)):
     check_lang(lang)
     target = db.get(User, user_id)
     if target is None:

@@ -44,7 +44,7 @@ def create_user(db: Session, username: str, password: str, *, role: str = "learn
         db.flush()
     except IntegrityError:  # a concurrent sign-up took the name between the check and the insert
         db.rollback()
-        raise AccountsError(409, "username_taken")
+        raise AccountsError(409, "username_taken") from None
     return user
 
 

@@ -46,7 +46,7 @@ def lesson_or_404(request: Request, slug: str):
 
 
 def slugs(request: Request) -> frozenset[str]:
-    return frozenset(l.slug for l in lessons(request))
+    return frozenset(lesson.slug for lesson in lessons(request))
 
 
 def signed_in_writer(auth: authn.Auth = Depends(require_auth), _csrf: None = Depends(csrf_protect)) -> authn.Auth:

@@ -38,11 +38,18 @@ STATE, VERDICT, GROUP, CODE, XP_SOURCE, ACHIEVEMENT, KERNEL = (
 
 # app/submissions/states.py
 STATES: dict[str, Term] = {
-    "queued": Term(_("Queued"), _("Your submission is waiting in line; submissions are graded one at a time per GPU, taking turns between learners.")),
+    "queued": Term(
+        _("Queued"),
+        _("Your submission is waiting in line; submissions are graded one at a time per GPU, taking turns between learners.")),
     "compiling": Term(_("Compiling"), _("The source is checked and compiled in a sandbox.")),
-    "checking": Term(_("Checking correctness"), _("The kernel runs on the GPU at every test size and its output is compared with the reference.")),
+    "checking": Term(
+        _("Checking correctness"),
+        _("The kernel runs on the GPU at every test size and its output is compared with the reference.")),
     "timing": Term(_("Timing"), _("The kernel is timed against the reference kernels on the same GPU.")),
-    "awaiting_gpu": Term(_("Waiting for a GPU"), _("It compiled. Correctness and timing need a GPU, which this server does not have right now; the result appears here once one grades it, even if you close the page.")),
+    "awaiting_gpu": Term(
+        _("Waiting for a GPU"),
+        _("It compiled. Correctness and timing need a GPU, which this server does not have right now; "
+          "the result appears here once one grades it, even if you close the page.")),
     "done": Term(_("Graded"), _("Grading has finished; the verdict says how it went.")),
 }
 
@@ -53,7 +60,9 @@ VERDICTS: dict[str, Term] = {
     "COMPILE_ERROR": Term(_("Compile error"), _("The source was refused or did not compile, so nothing ran.")),
     "RUNTIME_ERROR": Term(_("Runtime error"), _("The kernel failed on the GPU, e.g. by reading or writing outside its arrays.")),
     "TIME_LIMIT": Term(_("Time limit exceeded"), _("The kernel ran longer than the time allowed.")),
-    "UNAVAILABLE": Term(_("Could not be graded"), _("The server could not grade it (no sandbox, compiler or worker failure). This is not your fault; please submit again.")),
+    "UNAVAILABLE": Term(
+        _("Could not be graded"),
+        _("The server could not grade it (no sandbox, compiler or worker failure). This is not your fault; please submit again.")),
 }
 
 # Groups a filter offers beside single verdicts.
@@ -85,18 +94,24 @@ CODES: dict[str, Term] = {
     "SOURCE_BACKSLASH_FORBIDDEN": Term(_("Stray backslash"), _("A backslash outside a string or character literal is refused.")),
     "SOURCE_CONTROL_CHAR": Term(_("Control character"), _("The source contains a control character.")),
     "SOURCE_NON_ASCII_CODE": Term(_("Non-ASCII code"), _("Non-ASCII characters are allowed only in comments and string literals.")),
-    "SOURCE_CHARACTER_FORBIDDEN": Term(_("Character not allowed"), _("A character that is not part of C++ source ($ @ `) outside comments and literals.")),
+    "SOURCE_CHARACTER_FORBIDDEN": Term(
+        _("Character not allowed"),
+        _("A character that is not part of C++ source ($ @ `) outside comments and literals.")),
     "LAUNCH_NOT_OBJECT": Term(_("Bad launch settings"), _("The launch settings must be an object with block, tile and smem.")),
     "LAUNCH_UNKNOWN_KEY": Term(_("Unknown launch setting"), _("A launch setting the grader does not know.")),
     "LAUNCH_MISSING_KEY": Term(_("Launch setting missing"), _("A required launch setting is missing.")),
     "LAUNCH_BAD_SHAPE": Term(_("Launch setting has the wrong length"), _("A launch setting has the wrong number of values.")),
-    "LAUNCH_NOT_POSITIVE_INT": Term(_("Launch value not a positive whole number"), _("Block and tile sizes must be positive whole numbers.")),
+    "LAUNCH_NOT_POSITIVE_INT": Term(
+        _("Launch value not a positive whole number"),
+        _("Block and tile sizes must be positive whole numbers.")),
     "LAUNCH_SMEM_NOT_INT": Term(_("Shared memory not a whole number"), _("Dynamic shared memory must be a whole number of bytes.")),
     "LAUNCH_PROFILE_NOT_BOOL": Term(_("Profile setting not true/false"), _("The profile launch setting must be true or false.")),
     "LAUNCH_BLOCK_DIM_TOO_LARGE": Term(_("Block too large along an axis"), _("A block dimension is over the GPU's limit.")),
     "LAUNCH_TOO_MANY_THREADS": Term(_("Too many threads per block"), _("The block has more threads than the GPU allows.")),
     "LAUNCH_SMEM_TOO_LARGE": Term(_("Too much shared memory"), _("More dynamic shared memory than a block may have.")),
-    "LAUNCH_SMEM_TOTAL_TOO_LARGE": Term(_("Too much shared memory in total"), _("Dynamic plus static shared memory exceed a block's limit.")),
+    "LAUNCH_SMEM_TOTAL_TOO_LARGE": Term(
+        _("Too much shared memory in total"),
+        _("Dynamic plus static shared memory exceed a block's limit.")),
     "LAUNCH_GRID_TOO_LARGE": Term(_("Grid too large"), _("The grid would have more blocks than allowed; use a larger tile.")),
     "LAUNCH_TILE_TOO_LARGE": Term(_("Tile too large"), _("The tile is over the allowed size.")),
     "COMPILE_FAILED": Term(_("Did not compile"), _("The CUDA compiler reported errors; the log shows the lines.")),
@@ -110,7 +125,9 @@ CODES: dict[str, Term] = {
     "UNAVAILABLE_NO_GPU": Term(_("Waiting for a GPU"), _("It compiled; this server has no GPU right now, so it waits for one.")),
     "UNAVAILABLE_NO_SANDBOX": Term(_("No compile sandbox"), _("The compile sandbox is missing on the server. Not your fault.")),
     "UNAVAILABLE_NVRTC": Term(_("CUDA compiler unavailable"), _("The CUDA compiler could not start on the server. Not your fault.")),
-    "UNAVAILABLE_WORKER_CRASHED": Term(_("Grading worker stopped"), _("The grading worker stopped unexpectedly. Not your fault; submit again.")),
+    "UNAVAILABLE_WORKER_CRASHED": Term(
+        _("Grading worker stopped"),
+        _("The grading worker stopped unexpectedly. Not your fault; submit again.")),
     "UNAVAILABLE_UNKNOWN_EXERCISE": Term(_("Unknown exercise"), _("There is no exercise with that name.")),
     "UNAVAILABLE_INTERNAL": Term(_("Server error"), _("Something went wrong on the server's side. Not your fault; submit again.")),
     "WRONG_ANSWER": Term(_("Wrong answer"), _("An output value differs from the reference.")),

@@ -20,6 +20,7 @@ from app.routes.language import preferred_language
 
 router = make_router(prefix="/api/graders", tags=["graders"])
 REVIEW = "submissions.review"
+require_reviewer = require_permission(REVIEW)
 
 
 def _lang(request: Request) -> str:
@@ -35,7 +36,7 @@ def exercise_titles(request: Request, lang: str) -> Callable[[str], str]:
     return title
 
 
-async def reviewer_with_csrf(request: Request, auth=Depends(require_permission(REVIEW))):
+async def reviewer_with_csrf(request: Request, auth=Depends(require_reviewer)):
     """401 signed out, 403 for learners, then cookie callers must carry the CSRF token."""
     await csrf_protect(request, auth)
     return auth
@@ -56,7 +57,7 @@ def _records(request: Request, with_result: bool) -> list[dict]:
 
 @router.get("/submissions", dependencies=[Depends(listing_query)])
 async def list_json(request: Request, download: str = Query("", max_length=8),
-                    auth=Depends(require_permission(REVIEW))):
+                    auth=Depends(require_reviewer)):
     """Every submission matching ?exercise=&learner=&verdict=&from=&to= (flagged first), with
     the engine's Result, the source and the audit trail. Add ?download=1 for a file."""
     records = await run_in_threadpool(_records, request, True)
@@ -67,7 +68,7 @@ async def list_json(request: Request, download: str = Query("", max_length=8),
 
 
 @router.get("/submissions.csv", response_class=CSVResponse, dependencies=[Depends(listing_query)])
-async def list_csv(request: Request, auth=Depends(require_permission(REVIEW))):
+async def list_csv(request: Request, auth=Depends(require_reviewer)):
     """The same rows as CSV (one line per submission, no source). Beside each code column its label
     in the requester's language (?lang=ko|en, else the browser's): exercise_title, status_label,
     state_label, verdict_label, effective_verdict_label, flags_labels, message_label."""
@@ -80,7 +81,7 @@ async def list_csv(request: Request, auth=Depends(require_permission(REVIEW))):
 
 @router.get("/stuck.csv", response_class=CSVResponse)
 async def stuck_csv(request: Request, min: str = Query("", max_length=20), exercise: str = Query("", max_length=200),
-                    auth=Depends(require_permission(REVIEW))):
+                    auth=Depends(require_reviewer)):
     """Who is stuck, per exercise (?min=N failed attempts, ?exercise=), as CSV."""
     from app.graders import stuck
 

@@ -27,6 +27,7 @@ from app.submissions.models import Submission
 
 router = make_router(include_in_schema=False)
 REVIEW = "submissions.review"
+require_reviewer = require_permission(REVIEW)
 # inline numbers: a table of numbers beside the code drifts out of line with the site's <pre> styles
 _FORMATTER = HtmlFormatter(linenos="inline", lineanchors="src")
 
@@ -45,7 +46,7 @@ def _exercises() -> list[str]:
 
 
 @router.get("/{lang}/graders")
-def dashboard(lang: str, request: Request, auth=Depends(require_permission(REVIEW))):
+def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
     check_lang(lang)
     filters = listing.Filters.parse(request.query_params)
     with request.app.state.session_factory() as db:
@@ -61,7 +62,7 @@ def dashboard(lang: str, request: Request, auth=Depends(require_permission(REVIE
 
 
 @router.get("/{lang}/graders/stuck")
-def stuck_page(lang: str, request: Request, auth=Depends(require_permission(REVIEW))):
+def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
     """Who is stuck: per exercise, learners with >= N failed attempts and no pass (issue 19)."""
     from app.graders import stuck
 
@@ -77,7 +78,7 @@ def stuck_page(lang: str, request: Request, auth=Depends(require_permission(REVI
 
 
 @router.get("/{lang}/graders/submissions/{sub_id}")
-def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depends(require_permission(REVIEW))):
+def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depends(require_reviewer)):
     check_lang(lang)
     return _detail(request, lang, sub_id, auth, done=done)
 
@@ -100,7 +101,7 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
 
 @router.post("/{lang}/graders/submissions/{sub_id}/{kind}", max_body_size=FORM_TEXT_BODY_LIMIT)
 async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason: str = Form(""),
-                   verdict: str = Form(""), auth=Depends(require_permission(REVIEW))):
+                   verdict: str = Form(""), auth=Depends(require_reviewer)):
     check_lang(lang)
     await csrf_protect(request, auth)
     if kind not in DONE:
@@ -109,7 +110,7 @@ async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason
         await run_in_threadpool(act, request, auth, sub_id, kind, {"reason": reason, "verdict": verdict})
     except reviews.ReviewError as exc:
         if exc.code == "not_found":
-            raise HTTPException(404)
+            raise HTTPException(404) from exc
         return await run_in_threadpool(_detail, request, lang, sub_id, auth, error=text(ERRORS, exc.code, lang),
                                        status=exc.status)
     return RedirectResponse(f"/{lang}/graders/submissions/{sub_id}?done={kind}", status_code=303)

@@ -106,7 +106,7 @@ def render_both(chart: Chart) -> str:
 
 
 def render(chart: Chart, layout: Layout = WIDE) -> str:
-    values = [r.value for r in chart.rows if r.value is not None and r.value > 0] + [l.value for l in chart.lines if l.value > 0]
+    values = [r.value for r in chart.rows if r.value is not None and r.value > 0] + [line.value for line in chart.lines if line.value > 0]
     if not values:
         return ""
     if layout.labels_left:
@@ -118,10 +118,14 @@ def render(chart: Chart, layout: Layout = WIDE) -> str:
     if chart.log:
         ticks = _ticks(min(values), max(values), log=True)
         lo, hi = math.log10(ticks[0]), math.log10(ticks[-1])
-        scale = lambda v: x0 + (math.log10(max(v, ticks[0])) - lo) / (hi - lo) * (x1 - x0)
+
+        def scale(v: float) -> float:
+            return x0 + (math.log10(max(v, ticks[0])) - lo) / (hi - lo) * (x1 - x0)
     else:
         ticks = _ticks(0, max(values) * 1.02, log=False)
-        scale = lambda v: x0 + v / ticks[-1] * (x1 - x0)
+
+        def scale(v: float) -> float:
+            return x0 + v / ticks[-1] * (x1 - x0)
 
     top = 8
     row_top, y = [], top                                      # each row's top edge
@@ -161,7 +165,7 @@ def render(chart: Chart, layout: Layout = WIDE) -> str:
         out.append(f'<line class="chart__line chart__line--{esc(line.kind)}" x1="{x:.1f}" y1="{y_a}" x2="{x:.1f}" y2="{y_b}">'
                    f'<title>{esc(line.tooltip)}</title></line>')
     # rows
-    for row, y in zip(chart.rows, row_top):
+    for row, y in zip(chart.rows, row_top, strict=False):
         cls = "chart__label chart__label--heading" if row.heading else "chart__label"
         if layout.labels_left:
             mid = y + layout.row / 2 + FONT * 0.35

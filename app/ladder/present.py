@@ -23,7 +23,9 @@ def texts(lang: str) -> dict[str, str]:
         "clocks_fell": _("SM clocks fell during some timings: those numbers may be low"),
         "none": _("Not measured on this server yet: the numbers appear here once the ladder benchmark has run on a GPU."),
         "chart_title": _("TFLOP/s per rung at M = N = K = %(size)s"),
-        "chart_desc": _("Horizontal bar chart on a logarithmic scale: each rung's measured TFLOP/s at M = N = K = %(size)s; dashed lines mark cuBLAS SGEMM (for the float32 rungs) and cuBLAS HGEMM (for the half-precision rungs)."),
+        "chart_desc":
+            _("Horizontal bar chart on a logarithmic scale: each rung's measured TFLOP/s at M = N = K = %(size)s; "
+              "dashed lines mark cuBLAS SGEMM (for the float32 rungs) and cuBLAS HGEMM (for the half-precision rungs)."),
         "f32": _("float32 rung"), "f16": _("half-precision rung (Tensor Cores)"),
         "whole": _("The whole GEMM ladder: every rung's source and notes"),
         "unit_note": _("TFLOP/s at each size M = N = K"),
@@ -65,7 +67,7 @@ def overview_chart(rungs: list[RungText], results: LadderResults, lang: str, cha
             lines.append(charts.Line(value=value, kind=dtype, first=min(indexes), last=max(indexes),
                                      tooltip=f"{name}: {charts.fmt_rate(value)} TFLOP/s"))
     legend = [charts.LegendItem(d, t[d]) for d in ("f32", "f16") if any(r.rung.dtype == d for r in rungs)]
-    legend += [charts.LegendItem(l.kind, l.tooltip, line=True) for l in lines]
+    legend += [charts.LegendItem(ref_line.kind, ref_line.tooltip, line=True) for ref_line in lines]
     chart = charts.Chart(chart_id=chart_id, title=t["chart_title"] % {"size": size},
                          desc=t["chart_desc"] % {"size": size}, unit="TFLOP/s", rows=rows,
                          lines=lines, legend=legend, log=True)

@@ -39,7 +39,8 @@ REASONS = {
     "NVDISASM_FAILED": _("The disassembler could not read this kernel's machine code."),
     "NVDISASM_TIMEOUT": _("The disassembler took too long and was stopped."),
     "NO_SANDBOX": _("The sandbox is not available here, so the tool was not run."),
-    "NCU_MISSING": _("Nsight Compute (ncu) is not available on this server, so there are no hardware counters. Everything else here still applies."),
+    "NCU_MISSING":
+        _("Nsight Compute (ncu) is not available on this server, so there are no hardware counters. Everything else here still applies."),
     "NCU_FAILED": _("Nsight Compute could not profile this kernel."),
     "NCU_TIMEOUT": _("Profiling took too long and was stopped."),
     "NCU_NO_PERMISSION": _("This server does not allow reading GPU performance counters."),
@@ -47,20 +48,25 @@ REASONS = {
 }
 COUNTER_TEXTS = {
     "sectors_per_request": (_("Global load sectors per request"), _(
-        "%(value)s 32-byte sectors per warp-wide load: 4 is ideal for 32-bit loads (16 for float4), 32 means every thread reads its own sector."),
+        "%(value)s 32-byte sectors per warp-wide load: 4 is ideal for 32-bit loads (16 for float4), "
+        "32 means every thread reads its own sector."),
         ("01-matrix-layout-coalescing", {"en": "What a warp asks of memory", "ko": "Warp가 메모리에 요청하는 것"})),
     "bank_conflicts_per_request": (_("Shared-memory bank conflicts per request"), _(
         "%(value)s extra passes per shared-memory instruction: 0 means no two threads of a warp hit the same bank."),
         ("03-transpose-bank-conflicts", {"en": "Shared memory banks", "ko": "Shared memory bank"})),
     "achieved_occupancy": (_("Achieved occupancy"), _(
         "%(value)s of the SM's warp slots were busy on average while the kernel ran."),
-        ("05-register-tiling-tensor-cores", {"en": "2D thread tiling: an outer product in registers", "ko": "2D thread tiling: register 안의 outer product"})),
+        ("05-register-tiling-tensor-cores",
+         {"en": "2D thread tiling: an outer product in registers", "ko": "2D thread tiling: register 안의 outer product"})),
     "dram_bytes_read": (_("DRAM bytes read"), _("%(value)s bytes came from device memory (after the caches)."),
-                        ("04-naive-vs-tiled-gemm", {"en": "Counting loads: arithmetic intensity", "ko": "Load 세기: arithmetic intensity"})),
+                        ("04-naive-vs-tiled-gemm",
+                         {"en": "Counting loads: arithmetic intensity", "ko": "Load 세기: arithmetic intensity"})),
     "dram_bytes_write": (_("DRAM bytes written"), _("%(value)s bytes went to device memory."),
-                         ("04-naive-vs-tiled-gemm", {"en": "Counting loads: arithmetic intensity", "ko": "Load 세기: arithmetic intensity"})),
+                         ("04-naive-vs-tiled-gemm",
+                          {"en": "Counting loads: arithmetic intensity", "ko": "Load 세기: arithmetic intensity"})),
     "sm_throughput_pct": (_("SM throughput"), _("%(value)s%% of the SMs' peak issue rate was used."),
-                          ("05-register-tiling-tensor-cores", {"en": "Beyond the shared-memory tile", "ko": "Shared memory tile 너머로"})),
+                          ("05-register-tiling-tensor-cores",
+                           {"en": "Beyond the shared-memory tile", "ko": "Shared memory tile 너머로"})),
 }
 LESSON_SLUGS = {  # lesson folder -> URL slug (lesson.yaml's slug)
     "01-matrix-layout-coalescing": "matrix-layout-coalescing",
@@ -134,7 +140,9 @@ def _occupancy(o: dict | None, t) -> dict | None:
     if not o:
         return None
     limited = [t(LIMITS.get(k, k)) for k in o.get("limited_by") or []]
-    text = t(_("%(blocks)s blocks of %(threads)s threads fit on one SM: %(warps)s of %(max)s warp slots (%(pct)s%%), limited by %(limit)s.")) % {
+    text = t(
+        _("%(blocks)s blocks of %(threads)s threads fit on one SM: %(warps)s of %(max)s warp slots (%(pct)s%%), limited by %(limit)s.")
+    ) % {
         "blocks": o.get("blocks_per_sm"), "threads": o.get("threads_per_block"), "warps": o.get("warps_per_sm"),
         "max": o.get("max_warps_per_sm"), "pct": round(100 * float(o.get("occupancy") or 0)),
         "limit": ", ".join(limited) or "—"}
@@ -165,6 +173,11 @@ def esc(text: Any) -> str:
     return _xml_escape(str(text), {'"': "&quot;"})
 
 
+SUMMARY_WITH_FRACTION = (
+    _("Your kernel: %(rate)s GFLOP/s at %(ai)s FLOP/byte, %(pct)s%% of what this GPU allows at that intensity (%(bound)s-bound)."))
+NO_CEILINGS = _("No ceilings have been measured on this GPU yet, so only the intensity is shown.")
+
+
 def _roofline(r: dict, lang: str, t) -> dict:
     ceil = r.get("ceilings")
     points = r.get("points") or []
@@ -173,7 +186,7 @@ def _roofline(r: dict, lang: str, t) -> dict:
                            "bound": r.get("bound"), "svg": "", "summary": "", "no_ceilings": ceil is None}
     if mine and r.get("fraction") is not None:
         if (r.get("flops") or 0) > 0:
-            out["summary"] = t(_("Your kernel: %(rate)s GFLOP/s at %(ai)s FLOP/byte, %(pct)s%% of what this GPU allows at that intensity (%(bound)s-bound).")) % {
+            out["summary"] = t(SUMMARY_WITH_FRACTION) % {
                 "rate": _num(mine["gflops"]), "ai": _num(r.get("intensity")), "pct": round(100 * r["fraction"]),
                 "bound": t(_("memory")) if r.get("bound") == "memory" else t(_("compute"))}
         else:
@@ -188,7 +201,7 @@ def _roofline(r: dict, lang: str, t) -> dict:
         out["svg"] = bandwidth_svg(r, lang, t)
     out["ceilings_text"] = t(_("Ceilings measured on %(gpu)s: DRAM %(bw)s GB/s, FP32 %(fp32)s GFLOP/s, Tensor Cores %(tc)s GFLOP/s.")) % {
         "gpu": ceil.get("gpu") or "?", "bw": _num(ceil.get("dram_gbs")), "fp32": _num(ceil.get("fp32_gflops")),
-        "tc": _num(ceil.get("tensor_gflops"))} if ceil else t(_("No ceilings have been measured on this GPU yet, so only the intensity is shown."))
+        "tc": _num(ceil.get("tensor_gflops"))} if ceil else t(NO_CEILINGS)
     return out
 
 
@@ -223,16 +236,21 @@ def roofline_svg(r: dict, lang: str, t) -> str:
         y = Y(10 ** e)
         parts.append(f'<line class="roof__grid" x1="{LEFT}" x2="{LEFT + pw}" y1="{y:.1f}" y2="{y:.1f}"/>')
         parts.append(f'<text class="roof__tick" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{esc(_pow(e))}</text>')
-    parts.append(f'<text class="roof__axis" x="{LEFT + pw / 2}" y="{H - 6}" text-anchor="middle">{esc(t(_("Arithmetic intensity (FLOP/byte)")))}</text>')
-    parts.append(f'<text class="roof__axis" x="12" y="{TOP + ph / 2}" text-anchor="middle" transform="rotate(-90 12 {TOP + ph / 2})">GFLOP/s</text>')
+    parts.append(f'<text class="roof__axis" x="{LEFT + pw / 2}" y="{H - 6}" text-anchor="middle">'
+                 f'{esc(t(_("Arithmetic intensity (FLOP/byte)")))}</text>')
+    parts.append(f'<text class="roof__axis" x="12" y="{TOP + ph / 2}" text-anchor="middle" '
+                 f'transform="rotate(-90 12 {TOP + ph / 2})">GFLOP/s</text>')
     ridge = fp32 / bw
-    parts.append(f'<polyline class="roof__roof" points="{X(x_lo):.1f},{Y(bw * x_lo):.1f} {X(ridge):.1f},{Y(fp32):.1f} {X(x_hi):.1f},{Y(fp32):.1f}">'
-                 f'<title>{esc(t(_("Memory roof %(bw)s GB/s, FP32 roof %(fp32)s GFLOP/s.")) % {"bw": _num(bw), "fp32": _num(fp32)})}</title></polyline>')
+    roof_title = t(_("Memory roof %(bw)s GB/s, FP32 roof %(fp32)s GFLOP/s.")) % {"bw": _num(bw), "fp32": _num(fp32)}
+    parts.append(f'<polyline class="roof__roof" '
+                 f'points="{X(x_lo):.1f},{Y(bw * x_lo):.1f} {X(ridge):.1f},{Y(fp32):.1f} {X(x_hi):.1f},{Y(fp32):.1f}">'
+                 f'<title>{esc(roof_title)}</title></polyline>')
     parts.append(f'<text class="roof__label" x="{X(x_hi) - 4:.1f}" y="{Y(fp32) - 5:.1f}" text-anchor="end">FP32 {esc(_num(fp32))}</text>')
     if tc:
         tcv = float(tc)
         parts.append(f'<polyline class="roof__tensor" points="{X(tcv / bw):.1f},{Y(tcv):.1f} {X(x_hi):.1f},{Y(tcv):.1f}"/>')
-        parts.append(f'<text class="roof__label" x="{X(x_hi) - 4:.1f}" y="{Y(tcv) - 5:.1f}" text-anchor="end">{esc(t(_("Tensor Cores")))} {esc(_num(tcv))}</text>')
+        parts.append(f'<text class="roof__label" x="{X(x_hi) - 4:.1f}" y="{Y(tcv) - 5:.1f}" text-anchor="end">'
+                     f'{esc(t(_("Tensor Cores")))} {esc(_num(tcv))}</text>')
     parts.append(f'<text class="roof__label" x="{X(x_lo) + 6:.1f}" y="{Y(bw * x_lo * 3) - 8:.1f}">DRAM {esc(_num(bw))} GB/s</text>')
     x = X(r["intensity"])
     parts.append(f'<line class="roof__ai" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{TOP + ph}"/>')
@@ -244,10 +262,13 @@ def roofline_svg(r: dict, lang: str, t) -> str:
     for p in r["points"]:
         y = Y(p["gflops"])
         label = t(KERNEL_LABELS.get(p["kernel"], p["kernel"]))
-        parts.append(f'<circle class="roof__pt roof__pt--{esc(p["kernel"])}" cx="{x:.1f}" cy="{y:.1f}" r="{6 if p["kernel"] == "learner" else 4.5}">'
+        parts.append(f'<circle class="roof__pt roof__pt--{esc(p["kernel"])}" '
+                     f'cx="{x:.1f}" cy="{y:.1f}" r="{6 if p["kernel"] == "learner" else 4.5}">'
                      f'<title>{esc(label)}: {esc(_num(p["gflops"]))} GFLOP/s</title></circle>')
         anchor, dx = ("end", -9) if x > LEFT + pw * 0.6 else ("start", 9)
-        parts.append(f'<text class="roof__pl roof__pl--{esc(p["kernel"])}" x="{x + dx:.1f}" y="{label_y[p["kernel"]]:.1f}" text-anchor="{anchor}">{esc(label)} {esc(_num(p["gflops"]))}</text>')
+        parts.append(f'<text class="roof__pl roof__pl--{esc(p["kernel"])}" '
+                     f'x="{x + dx:.1f}" y="{label_y[p["kernel"]]:.1f}" text-anchor="{anchor}">'
+                     f'{esc(label)} {esc(_num(p["gflops"]))}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -267,7 +288,9 @@ def bandwidth_svg(r: dict, lang: str, t) -> str:
         y = 8 + 24 * i
         label = t(KERNEL_LABELS.get(p["kernel"], p["kernel"]))
         parts.append(f'<text class="roof__label" x="160" y="{y + 13}" text-anchor="end">{esc(label)}</text>')
-        parts.append(f'<rect class="roof__bar roof__pt--{esc(p["kernel"])}" x="170" y="{y}" width="{pw * p["gbs"] / top:.1f}" height="16" rx="3"><title>{esc(_num(p["gbs"]))} GB/s</title></rect>')
+        parts.append(f'<rect class="roof__bar roof__pt--{esc(p["kernel"])}" '
+                     f'x="170" y="{y}" width="{pw * p["gbs"] / top:.1f}" height="16" rx="3">'
+                     f'<title>{esc(_num(p["gbs"]))} GB/s</title></rect>')
         parts.append(f'<text class="roof__tick" x="{170 + pw * p["gbs"] / top + 4:.1f}" y="{y + 13}">{esc(_num(p["gbs"]))}</text>')
     x = 170 + pw * bw / top
     parts.append(f'<line class="roof__roofline" x1="{x:.1f}" x2="{x:.1f}" y1="0" y2="{h - 24}"/>')

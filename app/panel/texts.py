@@ -34,7 +34,8 @@ CODES = {
     "SOURCE_BACKSLASH_FORBIDDEN": _("Line %(line)s: a backslash outside a string or character literal is not allowed."),
     "SOURCE_CONTROL_CHAR": _("Line %(line)s: the source contains a control character."),
     "SOURCE_NON_ASCII_CODE": _("Line %(line)s: non-ASCII characters are allowed only in comments and string literals."),
-    "SOURCE_CHARACTER_FORBIDDEN": _("Line %(line)s: the character %(char)s is not part of C++ source; it is allowed only in comments and string literals."),
+    "SOURCE_CHARACTER_FORBIDDEN":
+        _("Line %(line)s: the character %(char)s is not part of C++ source; it is allowed only in comments and string literals."),
     # launch request
     "LAUNCH_NOT_OBJECT": _("The launch settings must be an object with block, tile and smem."),
     "LAUNCH_UNKNOWN_KEY": _("Unknown launch setting %(key)s (allowed: %(allowed)s)."),
@@ -46,7 +47,8 @@ CODES = {
     "LAUNCH_BLOCK_DIM_TOO_LARGE": _("Block size along %(axis)s is %(value)s; the GPU allows at most %(limit)s."),
     "LAUNCH_TOO_MANY_THREADS": _("The block has %(threads)s threads; the GPU allows at most %(limit)s per block."),
     "LAUNCH_SMEM_TOO_LARGE": _("%(smem)s bytes of dynamic shared memory requested; at most %(limit)s per block."),
-    "LAUNCH_SMEM_TOTAL_TOO_LARGE": _("%(smem)s bytes of dynamic plus %(static)s bytes of static shared memory exceed the limit of %(limit)s bytes per block."),
+    "LAUNCH_SMEM_TOTAL_TOO_LARGE":
+        _("%(smem)s bytes of dynamic plus %(static)s bytes of static shared memory exceed the limit of %(limit)s bytes per block."),
     "LAUNCH_GRID_TOO_LARGE": _("The grid along %(axis)s would be %(value)s blocks (limit %(limit)s) at size %(size)s: use a larger tile."),
     "LAUNCH_TILE_TOO_LARGE": _("The tile along %(axis)s is %(value)s; at most %(limit)s."),
     # compile
@@ -62,7 +64,8 @@ CODES = {
     "UNAVAILABLE_NO_GPU": _("Your kernel compiled. This server has no GPU right now, so it waits for one to check and time it."),
     "UNAVAILABLE_NO_SANDBOX": _("Grading is unavailable: the compile sandbox is missing (%(reason)s). This is not your fault."),
     "UNAVAILABLE_NVRTC": _("Grading is unavailable: the CUDA compiler could not start (%(reason)s). This is not your fault."),
-    "UNAVAILABLE_WORKER_CRASHED": _("The grading worker stopped unexpectedly while %(stage)s. This is not your fault; please submit again."),
+    "UNAVAILABLE_WORKER_CRASHED":
+        _("The grading worker stopped unexpectedly while %(stage)s. This is not your fault; please submit again."),
     "UNAVAILABLE_UNKNOWN_EXERCISE": _("There is no exercise called %(exercise)s."),
     "UNAVAILABLE_INTERNAL": _("Something went wrong on our side (%(stage)s). This is not your fault; please submit again."),
     # running
@@ -72,12 +75,16 @@ CODES = {
     "RUNTIME_ERROR": _("At size %(size)s the kernel failed while running (%(cuda_error)s)."),
     "TIME_LIMIT_EXCEEDED": _("The kernel took longer than %(seconds)s seconds while %(phase)s."),
     "INPUT_MODIFIED": _("At size %(size)s the kernel wrote into the input %(input)s (index %(index)s); inputs must stay unchanged."),
-    "WRONG_ANSWER_TIMED_RUN": _("Correct while checked, but wrong during timing at size %(size)s: index %(index)s was %(got)s, expected %(expected)s."),
+    "WRONG_ANSWER_TIMED_RUN":
+        _("Correct while checked, but wrong during timing at size %(size)s: index %(index)s was %(got)s, expected %(expected)s."),
     # flags
-    "IMPLAUSIBLY_FAST": _("Suspiciously fast: %(kernel)s reached %(work_rate)s %(unit)s at size %(size)s, above the GPU's limit of %(limit)s. A grader will look at it."),
+    "IMPLAUSIBLY_FAST":
+        _("Suspiciously fast: %(kernel)s reached %(work_rate)s %(unit)s at size %(size)s, above the GPU's limit of %(limit)s. "
+          "A grader will look at it."),
     "NOISY_TIMING": _("The timings were noisy (relative error %(rse)s at size %(size)s); the speedups are less certain."),
     "DEVICE_OUTPUT": _("The kernel printed %(bytes)s bytes of output (printf slows kernels down)."),
-    "REGISTER_SPILL": _("Registers spilled to local memory (%(spill_store_bytes)s bytes stored, %(spill_load_bytes)s loaded): this usually costs speed."),
+    "REGISTER_SPILL":
+        _("Registers spilled to local memory (%(spill_store_bytes)s bytes stored, %(spill_load_bytes)s loaded): this usually costs speed."),
     "CACHED_COMPILE": _("This exact code was compiled before; the cached build was reused."),
     "UNSANDBOXED_COMPILE": _("Compiled without the sandbox (development setting)."),
 }

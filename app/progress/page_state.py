@@ -51,7 +51,7 @@ def repeat_view(request: Request, lang: str, lessons: list[Lesson], lesson: Less
         return NOT_SIGNED_IN
     if peek.expires_at <= utcnow():
         return None
-    key, opened = _view_keys(peek.user, peek.fingerprint, lang, tuple(l.slug for l in lessons), lesson)
+    key, opened = _view_keys(peek.user, peek.fingerprint, lang, tuple(item.slug for item in lessons), lesson)
     memo = memo_for(request.app.state)
     cached = memo.state(peek.user.id, key)
     if cached is None or (opened is not None and not memo.opened(opened)):
@@ -81,7 +81,7 @@ def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: L
     if repeat is not None:
         return repeat or None
     memo = memo_for(request.app.state)
-    slugs = tuple(l.slug for l in lessons)
+    slugs = tuple(item.slug for item in lessons)
     with request.app.state.session_factory() as db:
         reader = load_reader(db, cookie)
         if reader is None:

@@ -16,6 +16,9 @@ from app.routes.language import preferred_language
 from app.templating import page_context
 
 router = make_router(prefix="/api")
+require_view_others = require_permission("progress.view_others")
+require_xp_adjust = require_permission("xp.adjust")
+require_users_manage = require_permission("users.manage")
 CSRF = [Depends(csrf_protect)]
 
 
@@ -36,7 +39,7 @@ def _achievements_json(achievements, lang):
 
 def _strip_html(request: Request, lang: str, state, lessons) -> str:
     context = page_context(lang, "/", request.app.state.settings.site_name)
-    context.update(learner=state, lesson_slugs=[l.slug for l in lessons])
+    context.update(learner=state, lesson_slugs=[lesson.slug for lesson in lessons])
     return request.app.state.templates.get_template("partials/strip.html").render(context)
 
 
@@ -70,7 +73,7 @@ def merge(body: MergeBody, request: Request, auth=Depends(require_auth), db: Ses
     lang = _lang(request)
     lessons = _lessons(request)
     report = service.merge_browser_progress(db, auth.user, lessons, body.model_dump())
-    new = service.award_achievements(db, auth.user, frozenset(l.slug for l in lessons))
+    new = service.award_achievements(db, auth.user, frozenset(lesson.slug for lesson in lessons))
     service.mark_announced(db, auth.user, new)
     db.commit()
     result = _progress_json(db, auth.user, request, lang)
@@ -87,11 +90,11 @@ def complete(slug: str, request: Request, body: CompleteBody | None = None, auth
              db: Session = Depends(db_session)):
     lang = _lang(request)
     lessons = _lessons(request)
-    lesson = next((l for l in lessons if l.slug == slug), None)
+    lesson = next((item for item in lessons if item.slug == slug), None)
     if lesson is None:
         raise AccountsError(404, "not_found")
     service.complete_lesson(db, auth.user, lesson, body.lang if body else None)
-    new = service.award_achievements(db, auth.user, frozenset(l.slug for l in lessons))
+    new = service.award_achievements(db, auth.user, frozenset(item.slug for item in lessons))
     service.mark_announced(db, auth.user, new)
     db.commit()
     result = _progress_json(db, auth.user, request, lang)
@@ -100,7 +103,7 @@ def complete(slug: str, request: Request, body: CompleteBody | None = None, auth
 
 
 @router.get("/users/{username}/progress")
-def user_progress(username: str, request: Request, auth=Depends(require_permission("progress.view_others")),
+def user_progress(username: str, request: Request, auth=Depends(require_view_others),
                   db: Session = Depends(db_session)):
     user = users.find_user(db, username)
     if user is None:
@@ -116,7 +119,7 @@ class AdjustBody(BaseModel):
 
 
 @router.post("/xp/adjust", dependencies=CSRF)
-def adjust_xp(body: AdjustBody, request: Request, auth=Depends(require_permission("xp.adjust")),
+def adjust_xp(body: AdjustBody, request: Request, auth=Depends(require_xp_adjust),
               db: Session = Depends(db_session)):
     """A grader's override: a compensating ledger entry, idempotent per ``reference``."""
     user = users.find_user(db, body.username)
@@ -127,8 +130,8 @@ def adjust_xp(body: AdjustBody, request: Request, auth=Depends(require_permissio
     try:
         entry = ledger.adjust(db, user, body.amount, f"{body.reason} (by {auth.user.username})",
                               f"{auth.user.id}:{body.reference}")
-    except ValueError:
-        raise AccountsError(400, "bad_request")
+    except ValueError as exc:
+        raise AccountsError(400, "bad_request") from exc
     db.commit()
     return {"applied": entry is not None, "xp": ledger.total_xp(db, user)}
 
@@ -138,7 +141,7 @@ class RoleBody(BaseModel):
 
 
 @router.post("/admin/users/{username}/role", dependencies=CSRF)
-def set_role(username: str, body: RoleBody, request: Request, auth=Depends(require_permission("users.manage")),
+def set_role(username: str, body: RoleBody, request: Request, auth=Depends(require_users_manage),
              db: Session = Depends(db_session)):
     user = users.find_user(db, username)
     if user is None:

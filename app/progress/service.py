@@ -42,7 +42,7 @@ def earned_achievements(session: Session, user: User) -> list[UserAchievement]:
 
 
 def learner_state(session: Session, user: User, lessons: list[Lesson], lang: str) -> LearnerState:
-    slugs = {l.slug for l in lessons}
+    slugs = {lesson.slug for lesson in lessons}
     done = frozenset(completed_lessons(session, user)) & slugs
     achieved = session.scalar(select(func.count()).select_from(UserAchievement)
                               .where(UserAchievement.user_id == user.id,
@@ -148,8 +148,8 @@ def settle_xp(session: Session, user: User, *, lesson_xp: dict[str, int] | None 
 def replay_history(session: Session, user: User, lessons: list[Lesson], kernels_dir=None) -> dict[str, Any]:
     """Re-run every XP and achievement rule over the learner's history (e.g. after a new rule or
     a content change that adds XP). Idempotent: what was paid or earned stays, nothing twice."""
-    paid = settle_xp(session, user, lesson_xp={l.slug: l.meta.xp for l in lessons}, kernels_dir=kernels_dir)
-    return {"xp_paid": paid, "achievements": award_achievements(session, user, frozenset(l.slug for l in lessons))}
+    paid = settle_xp(session, user, lesson_xp={lesson.slug: lesson.meta.xp for lesson in lessons}, kernels_dir=kernels_dir)
+    return {"xp_paid": paid, "achievements": award_achievements(session, user, frozenset(lesson.slug for lesson in lessons))}
 
 
 # ---- lesson reading (the only progress a browser may report) ----------------------------------
@@ -203,7 +203,7 @@ def merge_browser_progress(session: Session, user: User, lessons: list[Lesson], 
 
     ``payload`` is the localStorage object: {"completed": {slug: ISO time or date}, "read": {slug: [langs]}}.
     """
-    by_slug = {l.slug: l for l in lessons}
+    by_slug = {item.slug: item for item in lessons}
     report = MergeReport([], [])
     completed = payload.get("completed") if isinstance(payload, dict) else None
     read = payload.get("read") if isinstance(payload, dict) else None

@@ -80,8 +80,8 @@ def inbox(lang: str, request: Request, status: str = "open", auth: authn.Auth = 
     check_lang(lang)
     ui_lang(request, lang)
     resolved = status == "resolved"
-    titles = {l.slug: {code: l.text(code)[0].title for code in ("ko", "en")}
-              for l in request.app.state.catalog.snapshot().lessons}
+    titles = {lesson.slug: {code: lesson.text(code)[0].title for code in ("ko", "en")}
+              for lesson in request.app.state.catalog.snapshot().lessons}
     context = account_context(request, lang, "/reports", auth)
     context.update(status="resolved" if resolved else "open", problems=service.problem_reports(db, resolved),
                    reported=service.reported_comments(db, resolved), titles=titles)

@@ -33,7 +33,7 @@ class PageCache:
 
     def page(self, key: Any, deps: tuple, build: Callable[[], str]) -> CachedPage:
         cached = self._pages.get(key) if self.enabled else None
-        if cached is not None and len(cached.deps) == len(deps) and all(a is b or a == b for a, b in zip(cached.deps, deps)):
+        if cached is not None and len(cached.deps) == len(deps) and all(a is b or a == b for a, b in zip(cached.deps, deps, strict=False)):
             return cached
         html = build()
         before, marker, after = html.partition(STRIP_MARKER)

@@ -118,7 +118,7 @@ async def course_index(lang: str, request: Request):
     snapshot = state.catalog.snapshot()
     drafts = await show_drafts(request, snapshot)  # instructors and admins only
     lessons = snapshot.visible(drafts)
-    slugs = [l.slug for l in lessons]
+    slugs = [lesson.slug for lesson in lessons]
 
     def build(reader: dict | None = None) -> str:
         entries = []
@@ -127,7 +127,7 @@ async def course_index(lang: str, request: Request):
             entries.append({"lesson": lesson, "title": text.title, "summary": text.summary, "fallback": fallback})
         context = page_context(lang, "/", state.settings.site_name)
         context.update(entries=entries, strip_html=Markup(STRIP_MARKER),
-                       total_minutes=sum(l.minutes for l in lessons))
+                       total_minutes=sum(item.minutes for item in lessons))
         context.update(reader or {})
         return state.templates.get_template("index.html").render(context)
 
@@ -176,11 +176,11 @@ async def lesson_page(lang: str, slug: str, request: Request):
     view = await _reader_view(request, lang, lessons, lesson)
     if view is not None:
         state.views.hit(lesson.slug, lang)
-        return _respond_signed_in(request, lang, view, build, [l.slug for l in lessons],
+        return _respond_signed_in(request, lang, view, build, [item.slug for item in lessons],
                                   ("lesson", lang, slug, drafts), deps)
     page = state.page_cache.page(("lesson", lang, slug, drafts), deps, build)
     state.views.hit(lesson.slug, lang)
-    return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), [l.slug for l in lessons]))
+    return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), [item.slug for item in lessons]))
 
 
 @router.get("/{lang}/authoring", include_in_schema=False)

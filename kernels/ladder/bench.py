@@ -81,8 +81,10 @@ def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path =
         if res.ok:
             Cb = cp.empty((M, N), dtype=A.dtype)      # cuBLAS writes C in the input type
             with ClockWatch(cp.cuda.Device().id) as watch:   # SM clock and power during the timing
-                stats = measure({stem: lambda: loaded.launch(A, B, C, M, N, K),
-                                 "baseline": lambda: cp.matmul(A, B, out=Cb)},
+                # the lambdas run inside measure(), before this iteration's arrays are deleted;
+                # binding them as defaults says so
+                stats = measure({stem: lambda A=A, B=B, C=C, M=M, N=N, K=K: loaded.launch(A, B, C, M, N, K),
+                                 "baseline": lambda A=A, B=B, Cb=Cb: cp.matmul(A, B, out=Cb)},
                                 flush_l2=True, max_seconds=max_seconds)
             entry.update(median_ms=_median_ms(stats[stem]), spread_ms=_spread_ms(stats[stem]),
                          baseline_ms=_median_ms(stats["baseline"]),
@@ -102,7 +104,8 @@ def gpu_info() -> dict:
     dev = cp.cuda.Device()
     props = rt.getDeviceProperties(dev.id)
     name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
-    ver = lambda v: f"{v // 1000}.{(v % 1000) // 10}"
+    def ver(v: int) -> str:
+        return f"{v // 1000}.{(v % 1000) // 10}"
     info = {"name": name, "compute_capability": f"{props['major']}.{props['minor']}",
             "sm_count": int(props["multiProcessorCount"]),
             "clock_mhz": rt.deviceGetAttribute(rt.cudaDevAttrClockRate, dev.id) // 1000,
@@ -218,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.child_timeout,
                                cwd=Path(__file__).resolve().parents[2])
-            line = next((l for l in p.stdout.splitlines() if l.startswith("CHILD-RESULT ")), None)
+            line = next((row for row in p.stdout.splitlines() if row.startswith("CHILD-RESULT ")), None)
             if line is None:
                 children.append({"stem": r.stem, "error": f"exit {p.returncode}: {p.stderr.strip()}"})
             else:

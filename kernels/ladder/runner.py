@@ -100,7 +100,8 @@ def load(rung: Rung) -> LoadedRung:
     if rung.smem > STATIC_SMEM_LIMIT:
         # Dynamic shared memory above 48 KB must be opted into per kernel.
         driver.funcSetAttribute(fn.ptr, driver.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, rung.smem)
-    attr = lambda a: int(driver.funcGetAttribute(a, fn.ptr))
+    def attr(a: int) -> int:
+        return int(driver.funcGetAttribute(a, fn.ptr))
     sm_count = int(cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["multiProcessorCount"])
     return LoadedRung(rung=rung, module=module, function=fn, sm_count=sm_count,
                       registers=attr(driver.CU_FUNC_ATTRIBUTE_NUM_REGS),
