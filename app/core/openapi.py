@@ -53,4 +53,5 @@ def install(app: FastAPI) -> None:
             app.openapi_schema = api_schema(app)
         return app.openapi_schema
 
-    app.openapi = openapi
+    # FastAPI's documented way to customise the schema: replace the app's openapi method
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
@@ -374,7 +374,7 @@ class _Validator:
     def __init__(self, file: str | Path):
         self.file = _display_path(file)
 
-    def fail(self, key: str, problem: str):
+    def fail(self, key: str, problem: str) -> NoReturn:
         raise ExerciseSpecError(self.file, key, problem)
 
     def mapping(self, value: Any, key: str) -> dict:

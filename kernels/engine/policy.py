@@ -206,11 +206,13 @@ def _strip_comments_and_literals(s: str, lines: list[int]) -> tuple[str, list[in
             continue
         if c in _DIGITS or (c == "." and i + 1 < n and s[i + 1] in _DIGITS):
             m = _PP_NUMBER.match(s, i)
+            assert m is not None  # a digit (or ".digit") always starts a pp-number
             emit(s[i:m.end()], line)
             i = m.end()
             continue
         if _IDENT_START.match(c):
             m = _IDENT_CHARS.match(s, i + 1)
+            assert m is not None  # the pattern matches the empty string too
             ident = s[i:m.end()]
             j = m.end()
             if j < n and s[j] == "\\":

@@ -97,7 +97,9 @@ def learner_log(raw: str, known_paths: Iterable[str] = ()) -> LearnerLog:
     raw = _SUMMARY_RE.sub("", raw)
     head, diags = split_diagnostics(raw)
     kept: list[str] = [head] if head.strip() else []
-    learner_errors, check_errors, header_errors = [], [], []
+    learner_errors: list[Diagnostic] = []
+    check_errors: list[Diagnostic] = []
+    header_errors: list[Diagnostic] = []
     for d in diags:
         if d.file in (CHECK_NAME, NAME_MAP_FILE):
             if d.is_error:

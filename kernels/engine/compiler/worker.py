@@ -24,6 +24,7 @@ import os
 import resource
 import struct
 import sys
+from typing import Any
 
 
 def read_frame(stream):
@@ -115,7 +116,8 @@ def main():
 
 
 def compile_one(nvrtc, job):
-    header = {"ok": False, "log": "", "lowered": {}, "error": None, "error_kind": None}
+    lowered: dict[str, str] = {}
+    header: dict[str, Any] = {"ok": False, "log": "", "lowered": lowered, "error": None, "error_kind": None}
     cubin = b""
     ptx = b""
     prog = None
@@ -132,7 +134,7 @@ def compile_one(nvrtc, job):
         header["log"] = _as_text(nvrtc.getProgramLog(prog))
         if header["ok"]:
             for expr in job.get("name_expressions", []):
-                header["lowered"][expr] = _as_text(nvrtc.getLoweredName(prog, expr))
+                lowered[expr] = _as_text(nvrtc.getLoweredName(prog, expr))
             cubin = bytes(nvrtc.getCUBIN(prog))
             ptx = bytes(nvrtc.getPTX(prog)).rstrip(b"\x00")
     except MemoryError:

@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from typing import IO
 
 from ..sandboxing import kill_process_group, start_in_own_session, unsafe_unsandboxed_allowed, wait_readable
 from .sandbox import UNSAFE_ENV, SandboxUnavailable, Toolchain, find_toolchain, worker_argv
@@ -60,7 +61,7 @@ class CompileWorker:
         self.settings = settings or WorkerSettings()
         self._toolchain = toolchain
         self._proc: subprocess.Popen | None = None
-        self._stderr = None
+        self._stderr: IO[bytes] | None = None
         self._jobs = 0
         self._lock = threading.Lock()
         self.nvrtc_version: tuple[int, int] | None = None

@@ -42,6 +42,13 @@ def _p95(xs):
     return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
 
 
+def _launch_line(source: str) -> str:
+    found = LAUNCH_RE.search(source)
+    if found is None:
+        raise SystemExit("the kernel file has no '// launch: {...}' line")
+    return found.group(1)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=8, help="gradings per turnaround case")
@@ -59,7 +66,7 @@ def main(argv=None) -> int:
     ex = load_exercise(args.exercise)
     src_path = KERNELS / args.exercise / "tiled.cu"
     src = src_path.read_text()
-    launch = json.loads(LAUNCH_RE.search(src).group(1))
+    launch = json.loads(_launch_line(src))
 
     first = grade(args.exercise, src, launch)  # starts the compile worker and the GPU spare
     gpu = first.gpu.name if first.gpu else "?"
@@ -85,9 +92,9 @@ def main(argv=None) -> int:
 
     kpath = KERNELS / args.exercise / args.kernel
     ktext = kpath.read_text()
-    klaunch = json.loads(LAUNCH_RE.search(ktext).group(1))
+    klaunch = json.loads(_launch_line(ktext))
     big = dict(ex.largest_timing_size)
-    values = {}
+    values: dict[str, list[float]] = {}
     for _ in range(5):
         _wait_spare()
         res = grade(args.exercise, ktext, klaunch)

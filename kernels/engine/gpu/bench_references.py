@@ -19,8 +19,10 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..exercise import list_exercises, load_exercise
+from ..result import GpuInfo
 
 LABELS = {
     "col_sum": {"naive": "naive (one block per column, strided reads)",
@@ -74,7 +76,9 @@ def main(argv=None) -> int:
         print("no GPU here", file=sys.stderr)
         return 2
     runner = GpuRunner(Limits(timing_s=args.seconds, job_s=300.0))
-    entries, gpu, versions = [], None, {}
+    entries: list[dict[str, Any]] = []
+    gpu: GpuInfo | None = None
+    versions: dict[str, str] = {}
     fast_rows = []
     try:
         for ex_id in args.exercises or list_exercises():
@@ -91,6 +95,8 @@ def main(argv=None) -> int:
                 base = rows["baseline"]
                 for kernel in ("naive", "tiled", "baseline"):
                     t = rows[kernel]
+                    # a PASSED run timed every kernel at every timing size
+                    assert t.work_rate is not None and base.work_rate
                     rs = compiled[kernel].resources if kernel in compiled else {}
                     entries.append({
                         "exercise": ex_id, "kernel": kernel,
@@ -107,6 +113,9 @@ def main(argv=None) -> int:
                 fast_rows.append((ex_id, path.name, fr))
     finally:
         runner.shutdown()
+    if gpu is None:
+        print("no exercise was run", file=sys.stderr)
+        return 1
 
     today = _dt.date.today().isoformat()
     doc = {"schema": "kernels-results/1", "kind": "references", "date": today,
@@ -119,8 +128,8 @@ def main(argv=None) -> int:
                       "rounds, spread = half the interquartile range; work rate = work / median."),
            "entries": entries}
     os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, f"{slug(gpu.name)}-{today}-references.json")
-    with open(path, "w", encoding="utf-8") as fh:
+    out_path = os.path.join(args.out, f"{slug(gpu.name or 'gpu')}-{today}-references.json")
+    with open(out_path, "w", encoding="utf-8") as fh:
         json.dump(doc, fh, indent=1, ensure_ascii=False)
         fh.write("\n")
 
@@ -143,7 +152,7 @@ def main(argv=None) -> int:
             cells = "  ".join(f"{k} {s.value:.2f} [{s.ci_low:.2f},{s.ci_high:.2f}]" for k, s in sp.items())
             met = ",".join(t.id for t in fr.tiers if t.met) or "-"
             print(f"{ex_id:10} {name:26} {lr.work_rate:8.2f} {lr.unit:8} {cells}  tiers: {met}")
-    print(f"\nwrote {path}")
+    print(f"\nwrote {out_path}")
     return 0
 
 

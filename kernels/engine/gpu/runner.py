@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from .. import codes
 from ..process_wide import ProcessWide
@@ -69,19 +69,20 @@ class GpuLock:
 
     def __init__(self, path: str | None = None):
         self.path = path or lock_path()
-        self._fh = None
+        self._fh: IO[str] | None = None
         self._thread_lock = threading.Lock()  # flock is per open file, so serialise threads too
 
     def __enter__(self):
         self._thread_lock.acquire()
-        self._fh = open(self.path, "a+")
-        fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX)
+        self._fh = fh = open(self.path, "a+")
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         return self
 
     def __exit__(self, *exc):
         try:
-            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
-            self._fh.close()
+            if self._fh is not None:
+                fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+                self._fh.close()
         finally:
             self._fh = None
             self._thread_lock.release()
@@ -146,8 +147,7 @@ class Worker:
             return self.ready
         deadline = time.monotonic() + timeout
         if not self.warm_sent:
-            self.proc.stdin.write(b"warm\n")
-            self.proc.stdin.flush()
+            self._send(b"warm\n")
             self.warm_sent = True
         while True:
             ev = self.next_event(deadline - time.monotonic())
@@ -164,8 +164,13 @@ class Worker:
         return self.proc.poll() is None
 
     def send_job(self, job: dict) -> None:
-        self.proc.stdin.write((json.dumps(job) + "\n").encode())
-        self.proc.stdin.flush()
+        self._send((json.dumps(job) + "\n").encode())
+
+    def _send(self, line: bytes) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None  # started with a pipe on stdin (start_in_own_session)
+        stdin.write(line)
+        stdin.flush()
 
     def kill(self) -> None:
         kill_process_group(self.proc.pid)

@@ -64,7 +64,7 @@ def static_insight(*, exercise_id: str, cubin: bytes, ptx: str, arch: str, block
     if registers is not None:
         o = _occupancy.occupancy(threads, int(registers), int(shared_bytes), arch)
         occ = o.as_dict() if o else None
-    out = {
+    out: dict[str, Any] = {
         "version": INSIGHT_VERSION, "arch": arch,
         "sass": sass_section,
         "ptx": {"lines": [[n, t] for n, t in ptx_lines], "truncated": ptx_truncated},

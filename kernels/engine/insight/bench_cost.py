@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     src = (ROOT / KERNELS["tiled"]).read_text()
     launch = {"block": [32, 32, 1], "tile": [32, 32], "smem": 0}
     grade("gemm", src, launch)  # warm the compile cache and the GPU worker
-    walls = {"with": [], "without": []}
+    walls: dict[str, list[float]] = {"with": [], "without": []}
     for i in range(args.n):
         for mode in (("with", "without") if i % 2 == 0 else ("without", "with")):
             os.environ["MKC_INSIGHT"] = "on" if mode == "with" else "off"

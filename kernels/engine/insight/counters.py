@@ -147,14 +147,17 @@ def collect(exercise: Any, cubin: bytes, kernel_name: str, plan: Any, size: Mapp
                                 start_new_session=True, close_fds=True, pass_fds=(fd,), env=env or {})
     finally:
         os.close(fd)
-    chunks, size_read, timed_out = [], 0, False
+    chunks: list[bytes] = []
+    size_read, timed_out = 0, False
     deadline = started + deadline_s
+    stdout = proc.stdout
+    assert stdout is not None  # started with a pipe on stdout
     try:
         while True:
-            if not sandboxing.wait_readable(proc.stdout.fileno(), deadline):
+            if not sandboxing.wait_readable(stdout.fileno(), deadline):
                 timed_out = True
                 break
-            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            chunk = os.read(stdout.fileno(), 1 << 16)
             if not chunk:
                 break
             chunks.append(chunk)
@@ -164,7 +167,7 @@ def collect(exercise: Any, cubin: bytes, kernel_name: str, plan: Any, size: Mapp
     finally:
         if timed_out or size_read > OUTPUT_CAP:
             sandboxing.kill_process_group(proc.pid)
-        proc.stdout.close()
+        stdout.close()
         proc.wait()
     text = b"".join(chunks).decode("utf-8", "replace")
     tool = tool_version(ncu, "ncu")

@@ -158,8 +158,10 @@ def disassemble(cubin: bytes, *, sandboxed: bool = True, deadline_s: float = DEA
     size = 0
     truncated = timed_out = False
     deadline = time.monotonic() + deadline_s
+    stdout = proc.stdout
+    assert stdout is not None  # started with a pipe on stdout
     try:
-        out_fd = proc.stdout.fileno()
+        out_fd = stdout.fileno()
         while True:
             if not sandboxing.wait_readable(out_fd, deadline):
                 timed_out = True
@@ -175,7 +177,7 @@ def disassemble(cubin: bytes, *, sandboxed: bool = True, deadline_s: float = DEA
     finally:
         if timed_out or truncated:
             sandboxing.kill_process_group(proc.pid)
-        proc.stdout.close()
+        stdout.close()
         try:
             rc = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:

@@ -69,14 +69,15 @@ def _counters(exercise: Any, compiled: Any, plan: Any) -> dict:
     """Counters under the GPU lock the grading runner uses, so no timing overlaps them."""
     from . import counters
 
+    lock_class: type | None
     try:
-        from ..gpu.runner import GpuLock
+        from ..gpu.runner import GpuLock as lock_class
     except Exception:  # the GPU part is not complete here
-        GpuLock = None
+        lock_class = None
     try:
-        if GpuLock is None:
+        if lock_class is None:
             return counters.collect(exercise, compiled.cubin, compiled.kernel_name, plan)
-        with GpuLock():
+        with lock_class():
             return counters.collect(exercise, compiled.cubin, compiled.kernel_name, plan)
     except Exception:
         log.exception("insight: counters failed")

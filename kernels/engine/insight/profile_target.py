@@ -24,8 +24,9 @@ def main(argv: list[str]) -> int:
     with open(argv[1], encoding="utf-8") as fh:
         job = json.load(fh)
     spec = importlib.util.spec_from_file_location("_profile_reference", os.path.join(job["folder"], "reference.py"))
+    assert spec is not None and spec.loader is not None  # a .py path always has a loader
     ref = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ref)  # type: ignore[union-attr]
+    spec.loader.exec_module(ref)
     size = {k: int(v) for k, v in job["size"].items()}
     host = ref.generate_inputs(size, np.random.default_rng(19))
     module = cupy.cuda.function.Module()

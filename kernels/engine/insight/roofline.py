@@ -96,10 +96,10 @@ def place(exercise: Exercise, timings: list[dict], gpu_name: str | None,
     sizes = [dict(t.get("size") or {}) for t in timings if t.get("kernel") == "learner"]
     if sizes:
         size = max(sizes, key=lambda s: sum(v for v in s.values() if isinstance(v, (int, float))))
-    flops, min_bytes = amounts(exercise, size) if size else (0.0, 0.0)
+    flops, min_bytes = (amounts(exercise, size) or (0.0, 0.0)) if size else (0.0, 0.0)
     intensity = flops / min_bytes if min_bytes > 0 else 0.0
     ceil = ceilings if ceilings is not None else ceilings_for(gpu_name)
-    points = []
+    points: list[dict[str, Any]] = []
     for kernel in ("learner", "naive", "tiled"):
         seconds = _rate(timings, kernel, size)
         if seconds is None:

@@ -132,7 +132,7 @@ def parse_sass(text: str, max_instructions: int = MAX_INSTRUCTIONS) -> Sass:
         rest = body[guard.end():] if guard else body
         opcode = rest.split(" ", 1)[0]
         cls, width = classify(opcode)
-        predicated = bool(guard) and guard.group(2) not in ("PT", "UPT")
+        predicated = guard is not None and guard.group(2) not in ("PT", "UPT")
         out.instructions.append(Instruction(int(m.group(1), 16), line, body[:MAX_TEXT], opcode, cls,
                                             width, predicated))
     return out
