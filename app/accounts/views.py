@@ -4,21 +4,18 @@ from __future__ import annotations
 import re
 import secrets
 
-from fastapi import HTTPException, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from app.accounts.auth import VISITOR_CSRF_COOKIE, Auth
 from app.accounts.messages import AccountsError, message
-from app.core.config import LANGUAGES
-from app.routes.language import preferred_language
+from app.i18n.requests import preferred_language, require_lang
 from app.templating import page_context
 
 SAFE_NEXT = re.compile(r"^/(ko|en)(/[A-Za-z0-9\-_/]*)?$")
 
 
-def check_lang(lang: str) -> None:
-    if lang not in LANGUAGES:
-        raise HTTPException(status_code=404)
+check_lang = require_lang  # a page's {lang} must be a language of the site (app/i18n/requests.py)
 
 
 def safe_next(next_url: str | None, lang: str) -> str:

@@ -12,7 +12,7 @@ from app.accounts.views import account_context, render
 from app.comments.limits import CommentsConfig
 from app.comments.messages import CommentsError, message
 from app.core.config import LANGUAGES
-from app.routes.language import preferred_language
+from app.i18n.requests import preferred_language
 
 
 def config(request: Request) -> CommentsConfig:

@@ -15,17 +15,15 @@ from app.core.jsonbody import JsonBodyError, loads_strict
 from app.core.openapi import CSVResponse
 from app.graders import listing, reviews
 from app.graders.messages import ERRORS, text
+from app.i18n.requests import api_lang
 from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
-from app.routes.language import preferred_language
 
 router = make_router(prefix="/api/graders", tags=["graders"])
 REVIEW = "submissions.review"
 require_reviewer = require_permission(REVIEW)
 
 
-def _lang(request: Request) -> str:
-    lang = request.query_params.get("lang")
-    return lang if lang in ("ko", "en") else preferred_language(request, request.app.state.settings.default_language)
+_lang = api_lang  # ?lang=ko|en, else the reader's language (app/i18n/requests.py)
 
 
 def exercise_titles(request: Request, lang: str) -> Callable[[str], str]:

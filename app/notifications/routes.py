@@ -13,9 +13,9 @@ from app.accounts.views import account_context, check_lang, render
 from app.comments.permissions import can_moderate
 from app.comments.web import signed_in_writer, ui_lang
 from app.core.ids import RowId
+from app.i18n.requests import api_lang
 from app.notifications import service
 from app.routes.bodies import make_router
-from app.routes.language import preferred_language
 
 router = make_router()
 
@@ -60,9 +60,7 @@ def _verdict_items(request: Request, items: list, lang: str) -> dict[int, dict]:
     return out
 
 
-def _api_lang(request: Request) -> str:
-    lang = request.query_params.get("lang")
-    return lang if lang in ("ko", "en") else preferred_language(request, request.app.state.settings.default_language)
+_api_lang = api_lang  # ?lang=ko|en, else the reader's language
 
 
 @router.get("/api/notifications")

@@ -16,6 +16,7 @@ from app.core import vocabulary as vocab
 from app.core.config import LANGUAGES
 from app.core.ids import RowId
 from app.graders.reviews import reviews_for
+from app.i18n.requests import require_lang
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import present_insight, sass_diff
@@ -60,9 +61,7 @@ async def get_exercise(exercise_id: str):
     return JSONResponse(config, headers={"Cache-Control": "public, max-age=60"})
 
 
-def _check_lang(lang: str) -> None:
-    if lang not in LANGUAGES:
-        raise HTTPException(404)
+_check_lang = require_lang  # app/i18n/requests.py
 
 
 def _fragment(request: Request, lang: str, template: str, **values) -> HTMLResponse:

@@ -10,9 +10,9 @@ from app.accounts import users
 from app.accounts.deps import csrf_protect, db_session, require_auth, require_permission
 from app.accounts.messages import AccountsError
 from app.accounts.models import User
+from app.i18n.requests import api_lang
 from app.progress import ledger, service
 from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
-from app.routes.language import preferred_language
 from app.templating import page_context
 
 router = make_router(prefix="/api")
@@ -22,9 +22,7 @@ require_users_manage = require_permission("users.manage")
 CSRF = [Depends(csrf_protect)]
 
 
-def _lang(request: Request) -> str:
-    lang = request.query_params.get("lang")
-    return lang if lang in ("ko", "en") else preferred_language(request, request.app.state.settings.default_language)
+_lang = api_lang  # ?lang=ko|en, else the reader's language (app/i18n/requests.py)
 
 
 def _lessons(request: Request):

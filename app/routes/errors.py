@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.i18n import gettext_for
-from app.routes.language import preferred_language
+from app.i18n.requests import preferred_language
 from app.templating import page_context
 
 log = logging.getLogger(__name__)

@@ -7,24 +7,13 @@ from fastapi import Request
 from fastapi.responses import RedirectResponse
 
 from app.core.config import LANGUAGES
-from app.i18n import parse_accept_language
+from app.i18n.requests import COOKIE, preferred_language
 from app.routes.bodies import make_router
 
-COOKIE = "lang"
 COOKIE_MAX_AGE = 365 * 24 * 3600
 _SAFE_NEXT = re.compile(r"^/(ko|en)(/[A-Za-z0-9\-_/]*)?$")
 
 router = make_router()
-
-
-def preferred_language(request: Request, default: str) -> str:
-    first = request.url.path.strip("/").split("/", 1)[0]
-    if first in LANGUAGES:
-        return first
-    cookie = request.cookies.get(COOKIE)
-    if cookie in LANGUAGES:
-        return cookie
-    return parse_accept_language(request.headers.get("accept-language")) or default
 
 
 @router.get("/", include_in_schema=False)

@@ -15,7 +15,7 @@ from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import SESSION_COOKIE
-from app.core.config import LANGUAGES
+from app.i18n.requests import require_lang
 from app.lessons.catalog import Lesson
 from app.lessons.guide import guide_html
 from app.lessons.preview import preview_auth, show_drafts
@@ -35,9 +35,7 @@ router = make_router()
 fallback_router = make_router()
 
 
-def _check_lang(lang: str) -> None:
-    if lang not in LANGUAGES:
-        raise HTTPException(status_code=404)
+_check_lang = require_lang  # app/i18n/requests.py
 
 
 def _results_version(request: Request) -> tuple:

@@ -12,8 +12,8 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts.deps import csrf_protect, db_session, require_auth
 from app.accounts.roles import can
 from app.core.ids import RowId
+from app.i18n.requests import api_lang
 from app.routes.bodies import make_router
-from app.routes.language import preferred_language
 from app.submissions import events, intake, queue
 from app.submissions.intake import MAX_BODY_BYTES
 from app.submissions.messages import ERRORS, SubmissionError, translate
@@ -27,9 +27,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody}
 REVIEW = "submissions.review"
 
 
-def _lang(request: Request) -> str:
-    lang = request.query_params.get("lang")
-    return lang if lang in ("ko", "en") else preferred_language(request, request.app.state.settings.default_language)
+_lang = api_lang  # ?lang=ko|en, else the reader's language (app/i18n/requests.py)
 
 
 async def submission_error(request: Request, exc: SubmissionError) -> JSONResponse:

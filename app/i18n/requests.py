@@ -1,0 +1,35 @@
+"""The reader's language from a request: one place for every route (issue 18 item 3).
+
+- ``preferred_language``: the URL prefix (/ko/, /en/), then the ``lang`` cookie, then Accept-Language,
+  then the site's default.
+- ``api_lang``: for /api/ routes, ``?lang=ko|en`` first, then ``preferred_language``.
+- ``require_lang``: a page's ``{lang}`` path segment must be a language of the site; 404 otherwise.
+"""
+from __future__ import annotations
+
+from fastapi import HTTPException, Request
+
+from app.core.config import LANGUAGES
+from app.i18n import parse_accept_language
+
+COOKIE = "lang"
+
+
+def preferred_language(request: Request, default: str) -> str:
+    first = request.url.path.strip("/").split("/", 1)[0]
+    if first in LANGUAGES:
+        return first
+    cookie = request.cookies.get(COOKIE)
+    if cookie in LANGUAGES:
+        return cookie
+    return parse_accept_language(request.headers.get("accept-language")) or default
+
+
+def api_lang(request: Request) -> str:
+    lang = request.query_params.get("lang")
+    return lang if lang in LANGUAGES else preferred_language(request, request.app.state.settings.default_language)
+
+
+def require_lang(lang: str) -> None:
+    if lang not in LANGUAGES:
+        raise HTTPException(status_code=404)
