@@ -128,23 +128,17 @@ def recent(db: Session, user: User, limit: int = 50) -> list[NotificationView]:
     return out
 
 
-def verdict_label(code: str | None, lang: str) -> str:
-    """The one place this module names a verdict (the site's vocabulary decides the words)."""
-    from app.core import vocabulary
-
-    return vocabulary.label(vocabulary.VERDICT, code, lang)
-
-
 def verdict_text(view: NotificationView, lang: str, exercise_title: str | None = None) -> str:
     """The sentence of a verdict notification in ``lang`` (the note is shown beside it)."""
+    from app.core import vocabulary
     from app.i18n import gettext_for
 
     _ = gettext_for(lang)
     about = view.review or {}
     text = _("A grader changed the verdict of your submission #%(id)s (%(exercise)s) from “%(before)s” "
              "to “%(after)s”.") % {"id": about.get("submission"), "exercise": exercise_title or about.get("exercise"),
-                                    "before": verdict_label(about.get("before"), lang),
-                                    "after": verdict_label(about.get("after"), lang)}
+                                    "before": vocabulary.label(vocabulary.VERDICT, about.get("before"), lang),
+                                    "after": vocabulary.label(vocabulary.VERDICT, about.get("after"), lang)}
     if about.get("xp_delta"):
         text += " " + _("Your XP changed by %(xp)s.") % {"xp": f"{about['xp_delta']:+d}"}
     return text

@@ -22,11 +22,6 @@ from app.graders.reviews import effective_verdict
 from app.submissions.models import Submission
 
 
-def verdict_label(code: str | None, lang: str) -> str:
-    """The one place this module names a verdict (the site's vocabulary decides the words)."""
-    return vocabulary.label(vocabulary.VERDICT, code, lang)
-
-
 def _pass_xp(exercise_id: str) -> int:
     from kernels.engine import load_exercise
 
@@ -45,7 +40,7 @@ def apply(panel: dict[str, Any], row: Submission, trail: list[SubmissionReview],
     if not panel["overridden"]:
         return panel
     panel["engine_verdict_label"] = panel.get("verdict_label", "")
-    panel["verdict"], panel["verdict_label"] = effective, verdict_label(effective, lang)
+    panel["verdict"], panel["verdict_label"] = effective, vocabulary.label(vocabulary.VERDICT, effective, lang)
     panel["engine_message"], panel["message"] = panel.get("message", ""), ""
     tiers = panel.get("tiers") or []
     panel["tiers_void"] = effective != "PASSED" and any(t.get("met") for t in tiers)
