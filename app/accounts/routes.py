@@ -14,8 +14,9 @@ from app.accounts.messages import AccountsError, message
 from app.accounts.models import User
 from app.accounts.roles import ROLES
 from app.accounts.usernames import username_key
-from app.accounts.views import account_context, check_lang, render, safe_next
+from app.accounts.views import account_context, render, safe_next
 from app.core.ids import RowId
+from app.i18n.requests import require_lang
 from app.progress import ledger, service, xp_history
 from app.progress.registry import ACHIEVEMENTS, ACHIEVEMENTS_BY_ID
 from app.routes.bodies import make_router
@@ -48,7 +49,7 @@ def _signed_in_redirect(request: Request, db: Session, user: User, next_url: str
 
 @router.get("/{lang}/signup")
 def signup_page(lang: str, request: Request, next: str = "", auth=Depends(current_auth)):
-    check_lang(lang)
+    require_lang(lang)
     return _form_page(request, lang, "accounts/signup.html", auth, next=safe_next(next, lang), username="")
 
 
@@ -56,7 +57,7 @@ def signup_page(lang: str, request: Request, next: str = "", auth=Depends(curren
 def signup_submit(lang: str, request: Request, username: str = Form(""), password: str = Form(""),
                   password2: str = Form(""), tz: str = Form("UTC"), next: str = Form(""),
                   db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     ip = client_ip(request)
     shown = username[:64]
     claim = ratelimit.take(db, [("signup", ip, request.app.state.accounts.signup_per_ip)])
@@ -77,14 +78,14 @@ def signup_submit(lang: str, request: Request, username: str = Form(""), passwor
 
 @router.get("/{lang}/signin")
 def signin_page(lang: str, request: Request, next: str = "", auth=Depends(current_auth)):
-    check_lang(lang)
+    require_lang(lang)
     return _form_page(request, lang, "accounts/signin.html", auth, next=safe_next(next, lang), username="")
 
 
 @router.post("/{lang}/signin", dependencies=CSRF)
 def signin_submit(lang: str, request: Request, username: str = Form(""), password: str = Form(""),
                   next: str = Form(""), db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     cfg = request.app.state.accounts
     ip = client_ip(request)
     per_user = f"{ip}\x1f{username_key(username[:200])[:64]}"
@@ -195,14 +196,14 @@ def _require_page_auth(request: Request, lang: str, auth):
 
 @router.get("/{lang}/profile")
 def profile(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     return _require_page_auth(request, lang, auth) or _profile(request, lang, auth, db)
 
 
 @router.post("/{lang}/profile/timezone", dependencies=CSRF)
 def set_timezone(lang: str, request: Request, tz: str = Form(""), auth=Depends(require_auth),
                  db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     name = users.valid_timezone(tz)
     if name != tz.strip() and tz.strip() != "":
         return _profile(request, lang, auth, db, error="bad_timezone", status=400)
@@ -215,7 +216,7 @@ def set_timezone(lang: str, request: Request, tz: str = Form(""), auth=Depends(r
 @router.post("/{lang}/profile/tokens", dependencies=CSRF)
 def create_token(lang: str, request: Request, name: str = Form(""), auth=Depends(require_auth),
                  db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     name = name.strip()
     if not 1 <= len(name) <= 64:
         return _profile(request, lang, auth, db, error="token_name", status=400)
@@ -227,7 +228,7 @@ def create_token(lang: str, request: Request, name: str = Form(""), auth=Depends
 @router.post("/{lang}/profile/tokens/{token_id}/revoke", dependencies=CSRF)
 def revoke_token(lang: str, token_id: RowId, request: Request, auth=Depends(require_auth),
                  db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     if not authn.revoke_api_token(db, auth.user, token_id):
         raise AccountsError(404, "not_found")
     db.commit()
@@ -236,7 +237,7 @@ def revoke_token(lang: str, token_id: RowId, request: Request, auth=Depends(requ
 
 @router.get("/{lang}/profile/reset")
 def reset_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
-    check_lang(lang)
+    require_lang(lang)
     redirect = _require_page_auth(request, lang, auth)
     if redirect:
         return redirect
@@ -248,7 +249,7 @@ def reset_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
 @router.post("/{lang}/profile/reset", dependencies=CSRF)
 def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=Depends(require_auth),
                    db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     if confirm != "yes":
         raise AccountsError(400, "confirm_required")
     user = db.get(User, auth.user.id)
@@ -259,7 +260,7 @@ def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=De
 
 @router.get("/{lang}/profile/delete")
 def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
-    check_lang(lang)
+    require_lang(lang)
     redirect = _require_page_auth(request, lang, auth)
     if redirect:
         return redirect
@@ -271,7 +272,7 @@ def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth))
 @router.post("/{lang}/profile/delete", dependencies=CSRF)
 def delete_account(lang: str, request: Request, password: str = Form(""), auth=Depends(require_auth),
                    db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     user = db.get(User, auth.user.id)
     ok, _ = users.passwords.verify_password(password, user.password_hash) if password else (False, None)
     if not ok:
@@ -290,7 +291,7 @@ def delete_account(lang: str, request: Request, password: str = Form(""), auth=D
 @router.get("/{lang}/admin/users")
 def admin_users(lang: str, request: Request, auth=Depends(require_users_manage),
                 db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     context = account_context(request, lang, "/admin/users", auth)
     context.update(users=list(db.scalars(select(User).order_by(User.created_at))), roles=ROLES, error=None)
     return render(request, "accounts/admin_users.html", context)
@@ -299,7 +300,7 @@ def admin_users(lang: str, request: Request, auth=Depends(require_users_manage),
 @router.post("/{lang}/admin/users/{user_id}/role", dependencies=CSRF)
 def admin_set_role(lang: str, user_id: RowId, request: Request, role: str = Form(""),
                    auth=Depends(require_users_manage), db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     target = db.get(User, user_id)
     if target is None:
         raise AccountsError(404, "not_found")

@@ -9,13 +9,10 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from app.accounts.auth import VISITOR_CSRF_COOKIE, Auth
 from app.accounts.messages import AccountsError, message
-from app.i18n.requests import preferred_language, require_lang
+from app.i18n.requests import preferred_language
 from app.templating import page_context
 
 SAFE_NEXT = re.compile(r"^/(ko|en)(/[A-Za-z0-9\-_/]*)?$")
-
-
-check_lang = require_lang  # a page's {lang} must be a language of the site (app/i18n/requests.py)
 
 
 def safe_next(next_url: str | None, lang: str) -> str:

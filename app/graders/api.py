@@ -23,9 +23,6 @@ REVIEW = "submissions.review"
 require_reviewer = require_permission(REVIEW)
 
 
-_lang = api_lang  # ?lang=ko|en, else the reader's language (app/i18n/requests.py)
-
-
 def exercise_titles(request: Request, lang: str) -> Callable[[str], str]:
     """An exercise's title in the reader's language (its id only when the spec is gone)."""
     def title(exercise_id: str) -> str:
@@ -71,7 +68,8 @@ async def list_csv(request: Request, auth=Depends(require_reviewer)):
     in the requester's language (?lang=ko|en, else the browser's): exercise_title, status_label,
     state_label, verdict_label, effective_verdict_label, flags_labels, message_label."""
     records = await run_in_threadpool(_records, request, False)
-    body = listing.to_csv(records, _lang(request), exercise_titles(request, _lang(request)))
+    lang = api_lang(request)
+    body = listing.to_csv(records, lang, exercise_titles(request, lang))
     return Response(body, media_type="text/csv; charset=utf-8",
                     headers={"Cache-Control": "no-store",
                              "Content-Disposition": 'attachment; filename="submissions.csv"'})
@@ -88,13 +86,14 @@ async def stuck_csv(request: Request, min: str = Query("", max_length=20), exerc
             return stuck.report(db, min_failures=stuck.parse_min(request.query_params.get("min")),
                                 exercise=(request.query_params.get("exercise") or "")[:64])
 
-    body = stuck.to_csv(await run_in_threadpool(load), _lang(request), exercise_titles(request, _lang(request)))
+    lang = api_lang(request)
+    body = stuck.to_csv(await run_in_threadpool(load), lang, exercise_titles(request, lang))
     return Response(body, media_type="text/csv; charset=utf-8",
                     headers={"Cache-Control": "no-store", "Content-Disposition": 'attachment; filename="stuck.csv"'})
 
 
 def _error(request: Request, exc: reviews.ReviewError) -> JSONResponse:
-    return JSONResponse({"error": exc.code, "message": text(ERRORS, exc.code, _lang(request))}, status_code=exc.status)
+    return JSONResponse({"error": exc.code, "message": text(ERRORS, exc.code, api_lang(request))}, status_code=exc.status)
 
 
 async def _body(request: Request) -> dict:

@@ -14,12 +14,13 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
-from app.accounts.views import account_context, check_lang, render
+from app.accounts.views import account_context, render
 from app.core import vocabulary as vocab
 from app.core.ids import RowId
 from app.graders import listing, reviews
 from app.graders.api import act, exercise_titles
 from app.graders.messages import DONE, ERRORS, text
+from app.i18n.requests import require_lang
 from app.panel.routes import result_context
 from app.rendering.code import CudaCppLexer
 from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
@@ -47,7 +48,7 @@ def _exercises() -> list[str]:
 
 @router.get("/{lang}/graders")
 def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
-    check_lang(lang)
+    require_lang(lang)
     filters = listing.Filters.parse(request.query_params)
     with request.app.state.session_factory() as db:
         rows = listing.list_rows(db, filters)
@@ -66,7 +67,7 @@ def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
     """Who is stuck: per exercise, learners with >= N failed attempts and no pass (issue 19)."""
     from app.graders import stuck
 
-    check_lang(lang)
+    require_lang(lang)
     min_failures = stuck.parse_min(request.query_params.get("min"))
     with request.app.state.session_factory() as db:
         reports = stuck.report(db, min_failures=min_failures)
@@ -79,7 +80,7 @@ def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
 
 @router.get("/{lang}/graders/submissions/{sub_id}")
 def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depends(require_reviewer)):
-    check_lang(lang)
+    require_lang(lang)
     return _detail(request, lang, sub_id, auth, done=done)
 
 
@@ -102,7 +103,7 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
 @router.post("/{lang}/graders/submissions/{sub_id}/{kind}", max_body_size=FORM_TEXT_BODY_LIMIT)
 async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason: str = Form(""),
                    verdict: str = Form(""), auth=Depends(require_reviewer)):
-    check_lang(lang)
+    require_lang(lang)
     await csrf_protect(request, auth)
     if kind not in DONE:
         raise HTTPException(404)

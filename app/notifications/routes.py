@@ -9,11 +9,11 @@ from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
 from app.accounts.deps import current_auth, db_session, require_auth
-from app.accounts.views import account_context, check_lang, render
+from app.accounts.views import account_context, render
 from app.comments.permissions import can_moderate
 from app.comments.web import signed_in_writer, ui_lang
 from app.core.ids import RowId
-from app.i18n.requests import api_lang
+from app.i18n.requests import api_lang, require_lang
 from app.notifications import service
 from app.routes.bodies import make_router
 
@@ -60,15 +60,12 @@ def _verdict_items(request: Request, items: list, lang: str) -> dict[int, dict]:
     return out
 
 
-_api_lang = api_lang  # ?lang=ko|en, else the reader's language
-
-
 @router.get("/api/notifications")
 def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
     """Your latest notifications; a verdict change carries its sentence in your language (?lang=ko|en,
     else your language cookie or Accept-Language) and the grader's note."""
     items = service.recent(db, auth.user)
-    lang = _api_lang(request)
+    lang = api_lang(request)
     verdicts = _verdict_items(request, items, lang)
     return JSONResponse({"unread": service.unread_count(db, auth.user), "mode": service.mode_for(db, auth.user.id),
                          "notifications": [{"id": n.id, "kind": n.kind, "actor": n.actor, "lesson": n.lesson_slug,
@@ -106,7 +103,7 @@ def settings_api(data: Setting, request: Request, auth: authn.Auth = Depends(sig
 
 @router.get("/{lang}/notifications")
 def notifications_page(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     ui_lang(request, lang)
     if auth is None or auth.via != "cookie":
         return RedirectResponse(f"/{lang}/signin?next=/{lang}/notifications", status_code=303)
@@ -123,7 +120,7 @@ def notifications_page(lang: str, request: Request, auth=Depends(current_auth), 
 @router.post("/{lang}/notifications/{notification_id}/read")
 def read_one_form(lang: str, notification_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                   db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     service.mark_read(db, auth.user, notification_id)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)
@@ -132,7 +129,7 @@ def read_one_form(lang: str, notification_id: RowId, request: Request, auth: aut
 @router.post("/{lang}/notifications/read-all")
 def read_all_form(lang: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                   db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     service.mark_all_read(db, auth.user)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)
@@ -141,7 +138,7 @@ def read_all_form(lang: str, request: Request, auth: authn.Auth = Depends(signed
 @router.post("/{lang}/notifications/settings")
 def settings_form(lang: str, request: Request, mode: str = Form("reply"), auth: authn.Auth = Depends(signed_in_writer),
                   db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     service.set_mode(db, auth.user, mode)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)

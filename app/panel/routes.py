@@ -61,9 +61,6 @@ async def get_exercise(exercise_id: str):
     return JSONResponse(config, headers={"Cache-Control": "public, max-age=60"})
 
 
-_check_lang = require_lang  # app/i18n/requests.py
-
-
 def _fragment(request: Request, lang: str, template: str, **values) -> HTMLResponse:
     context = page_context(lang, "/", request.app.state.settings.site_name)
     context.update(values)
@@ -101,7 +98,7 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
 
 @router.get("/{lang}/panel/submissions/{sub_id}")
 async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depends(require_auth)):
-    _check_lang(lang)
+    require_lang(lang)
 
     panel = await _visible_panel(request, sub_id, lang, auth)
     return _fragment(request, lang, "panel/result.html", r=panel)
@@ -150,7 +147,7 @@ async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signe
 
 @router.get("/{lang}/panel/exercises/{exercise_id}/history")
 async def history_fragment(lang: str, exercise_id: str, request: Request, auth=Depends(require_auth)):
-    _check_lang(lang)
+    require_lang(lang)
 
     def load():
         with request.app.state.session_factory() as db:
@@ -162,7 +159,7 @@ async def history_fragment(lang: str, exercise_id: str, request: Request, auth=D
 @router.get("/{lang}/panel/diff")
 async def diff_fragment(lang: str, a: int, b: int, request: Request, auth=Depends(require_auth)):
     """Diff of two of one's own submissions (graders: any two)."""
-    _check_lang(lang)
+    require_lang(lang)
 
     def load():
         with request.app.state.session_factory() as db:

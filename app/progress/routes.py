@@ -22,9 +22,6 @@ require_users_manage = require_permission("users.manage")
 CSRF = [Depends(csrf_protect)]
 
 
-_lang = api_lang  # ?lang=ko|en, else the reader's language (app/i18n/requests.py)
-
-
 def _lessons(request: Request):
     state = request.app.state
     return state.catalog.snapshot().visible(state.settings.show_drafts)
@@ -57,7 +54,7 @@ def _progress_json(db: Session, user: User, request: Request, lang: str) -> dict
 
 @router.get("/me")
 def me(request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
-    return _progress_json(db, auth.user, request, _lang(request))
+    return _progress_json(db, auth.user, request, api_lang(request))
 
 
 class MergeBody(BaseModel):
@@ -68,7 +65,7 @@ class MergeBody(BaseModel):
 @router.post("/progress/merge", dependencies=CSRF, max_body_size=FORM_TEXT_BODY_LIMIT)
 def merge(body: MergeBody, request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
     """The visitor's localStorage progress joins the account: union, earliest time kept."""
-    lang = _lang(request)
+    lang = api_lang(request)
     lessons = _lessons(request)
     report = service.merge_browser_progress(db, auth.user, lessons, body.model_dump())
     new = service.award_achievements(db, auth.user, frozenset(lesson.slug for lesson in lessons))
@@ -86,7 +83,7 @@ class CompleteBody(BaseModel):
 @router.post("/progress/lessons/{slug}/complete", dependencies=CSRF)
 def complete(slug: str, request: Request, body: CompleteBody | None = None, auth=Depends(require_auth),
              db: Session = Depends(db_session)):
-    lang = _lang(request)
+    lang = api_lang(request)
     lessons = _lessons(request)
     lesson = next((item for item in lessons if item.slug == slug), None)
     if lesson is None:
@@ -106,7 +103,7 @@ def user_progress(username: str, request: Request, auth=Depends(require_view_oth
     user = users.find_user(db, username)
     if user is None:
         raise AccountsError(404, "not_found")
-    return _progress_json(db, user, request, _lang(request))
+    return _progress_json(db, user, request, api_lang(request))
 
 
 class AdjustBody(BaseModel):

@@ -8,12 +8,13 @@ from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
 from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth
-from app.accounts.views import account_context, check_lang, render
+from app.accounts.views import account_context, render
 from app.comments import service as comments
 from app.comments.messages import CommentsError, message
 from app.comments.permissions import can_moderate
 from app.comments.web import config, lesson_or_404, signed_in_writer, ui_lang
 from app.core.ids import RowId
+from app.i18n.requests import require_lang
 from app.reports import service
 from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 
@@ -35,7 +36,7 @@ def _form(request, lang, lesson, auth, *, what="", quote="", error=None, status=
 
 @router.get("/{lang}/lessons/{slug}/report")
 def report_form(lang: str, slug: str, request: Request, quote: str = "", auth=Depends(current_auth)):
-    check_lang(lang)
+    require_lang(lang)
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)
     return _form(request, lang, lesson, auth, quote=quote[:config(request).quote_max_length])
@@ -44,7 +45,7 @@ def report_form(lang: str, slug: str, request: Request, quote: str = "", auth=De
 @router.post("/{lang}/lessons/{slug}/report", dependencies=[Depends(csrf_protect)], max_body_size=FORM_TEXT_BODY_LIMIT)
 def report_submit(lang: str, slug: str, request: Request, what: str = Form(""), quote: str = Form(""),
                   website: str = Form(""), auth=Depends(current_auth), db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)
     thanks = account_context(request, lang, f"/lessons/{slug}/report", auth)
@@ -77,7 +78,7 @@ def _moderator_writer(auth: authn.Auth = Depends(signed_in_writer)) -> authn.Aut
 @router.get("/{lang}/reports")
 def inbox(lang: str, request: Request, status: str = "open", auth: authn.Auth = Depends(_moderator),
           db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     ui_lang(request, lang)
     resolved = status == "resolved"
     titles = {lesson.slug: {code: lesson.text(code)[0].title for code in ("ko", "en")}
@@ -91,7 +92,7 @@ def inbox(lang: str, request: Request, status: str = "open", auth: authn.Auth = 
 @router.post("/{lang}/reports/{report_id}/{action}")
 def set_problem_state(lang: str, report_id: RowId, action: str, request: Request,
                       auth: authn.Auth = Depends(_moderator_writer), db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     if action not in ("resolve", "reopen") or not service.set_problem_resolved(db, auth.user, report_id,
                                                                                 action == "resolve"):
         raise CommentsError(404, "not_found")
@@ -102,7 +103,7 @@ def set_problem_state(lang: str, report_id: RowId, action: str, request: Request
 @router.post("/{lang}/reports/comments/{comment_id}/{action}")
 def handle_comment_report(lang: str, comment_id: RowId, action: str, request: Request,
                           auth: authn.Auth = Depends(_moderator_writer), db: Session = Depends(db_session)):
-    check_lang(lang)
+    require_lang(lang)
     if action not in ("dismiss", "hide"):
         raise CommentsError(404, "not_found")
     if action == "hide":

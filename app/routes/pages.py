@@ -35,9 +35,6 @@ router = make_router()
 fallback_router = make_router()
 
 
-_check_lang = require_lang  # app/i18n/requests.py
-
-
 def _results_version(request: Request) -> tuple:
     """Re-read kernels/results at most once per check interval; returns its version."""
     state = request.app.state
@@ -105,13 +102,13 @@ def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slu
 
 @fallback_router.get("/{lang}", include_in_schema=False)
 async def language_root(lang: str):
-    _check_lang(lang)
+    require_lang(lang)
     return RedirectResponse(f"/{lang}/", status_code=308)
 
 
 @router.api_route("/{lang}/", methods=["GET", "HEAD"])
 async def course_index(lang: str, request: Request):
-    _check_lang(lang)
+    require_lang(lang)
     state = request.app.state
     snapshot = state.catalog.snapshot()
     drafts = await show_drafts(request, snapshot)  # instructors and admins only
@@ -138,7 +135,7 @@ async def course_index(lang: str, request: Request):
 
 @router.api_route("/{lang}/lessons/{slug}", methods=["GET", "HEAD"])
 async def lesson_page(lang: str, slug: str, request: Request):
-    _check_lang(lang)
+    require_lang(lang)
     if len(slug) > 80 or not SLUG.match(slug):
         raise HTTPException(status_code=404)
     state = request.app.state
@@ -185,7 +182,7 @@ async def lesson_page(lang: str, slug: str, request: Request):
 async def authoring(lang: str, request: Request):
     """Instructors' preview of the whole catalog: every lesson (drafts too), the catalog's
     problems, and the authoring guide. A 404 for everyone else."""
-    _check_lang(lang)
+    require_lang(lang)
     auth = await run_in_threadpool(preview_auth, request)
     if auth is None:
         raise HTTPException(status_code=404)

@@ -27,11 +27,8 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody}
 REVIEW = "submissions.review"
 
 
-_lang = api_lang  # ?lang=ko|en, else the reader's language (app/i18n/requests.py)
-
-
 async def submission_error(request: Request, exc: SubmissionError) -> JSONResponse:
-    lang = _lang(request)
+    lang = api_lang(request)
     return JSONResponse({"error": exc.code, "message": translate(ERRORS, exc.code, lang, exc.params),
                          "params": exc.params}, status_code=exc.status, headers=exc.headers)
 
@@ -74,7 +71,7 @@ async def create_submission(exercise_id: str, request: Request, auth=Depends(sig
 
     row, position = await run_in_threadpool(store)
     submissions.wake()
-    view = submission_json(row, lang=_lang(request), position=position, include_source=False, include_result=False)
+    view = submission_json(row, lang=api_lang(request), position=position, include_source=False, include_result=False)
     return JSONResponse({k: view[k] for k in ("id", "state", "state_text", "position", "links")}, status_code=202,
                         headers={"Location": view["links"]["self"]})
 
@@ -85,7 +82,7 @@ def _load_visible(request: Request, auth, sub_id: RowId, db: Session) -> tuple[d
     if row is None or (row.user_id != auth.user.id and not reviewer):
         db.commit()  # ends the read (commit, unlike rollback, keeps auth.user loaded)
         raise SubmissionError(404, "not_found")  # never tell whether someone else's id exists
-    view = submission_json(row, lang=_lang(request), position=queue.position(db, row), include_source=True)
+    view = submission_json(row, lang=api_lang(request), position=queue.position(db, row), include_source=True)
     db.commit()  # end the read: the connection goes back to the pool at once
     return view, row
 
@@ -137,7 +134,7 @@ async def list_submissions(exercise_id: str, request: Request, auth=Depends(requ
         rows = db.scalars(select(Submission).where(Submission.user_id == auth.user.id,
                                                    Submission.exercise_id == exercise_id)
                           .order_by(Submission.id.desc()).limit(50)).all()
-        views = [submission_json(r, lang=_lang(request), position=queue.position(db, r), include_source=False,
+        views = [submission_json(r, lang=api_lang(request), position=queue.position(db, r), include_source=False,
                                  include_result=False) for r in rows]
         db.commit()
         return views
