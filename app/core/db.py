@@ -5,15 +5,19 @@ SQLite gets WAL mode and enforced foreign keys. Each feature's models module sub
 """
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.pool import ConnectionPoolEntry
 
 
 class Base(DeclarativeBase):
     pass
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:
+def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets readers proceed while one writer commits; NORMAL sync is safe with WAL.
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -24,7 +28,7 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
 
 
 def make_engine(url: str) -> Engine:
-    kwargs: dict = {}
+    kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         # Sessions are used from the threadpool as well as the event loop thread.
         kwargs["connect_args"] = {"check_same_thread": False}

@@ -10,6 +10,8 @@ HSTS only on HTTPS responses (a plain-HTTP development server must not pin itsel
 """
 from __future__ import annotations
 
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'self'",
     "script-src 'self'",
@@ -36,16 +38,16 @@ HSTS = (b"strict-transport-security", b"max-age=31536000; includeSubDomains")
 
 
 class SecurityHeadersMiddleware:
-    def __init__(self, app):
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         extra = SECURITY_HEADERS + [HSTS] if scope.get("scheme") == "https" else SECURITY_HEADERS
 
-        async def send_with_headers(message):
+        async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 present = {name for name, _ in message.get("headers", [])}
                 message["headers"] = list(message.get("headers", [])) + [h for h in extra if h[0] not in present]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.environment import NameFilterParentNames
 from sqlalchemy import Connection, Engine, text
 
 from app.core.config import PROJECT_ROOT
@@ -31,7 +32,7 @@ PG_ADVISORY_LOCK_KEY = 0x4D4B43_0001  # "MKC" + 1
 FOREIGN_TABLE_PREFIXES = ("procrastinate_",)
 
 
-def include_name(name: str | None, type_: str, _parent_names) -> bool:
+def include_name(name: str | None, type_: str, _parent_names: NameFilterParentNames) -> bool:
     return not (type_ == "table" and name and name.startswith(FOREIGN_TABLE_PREFIXES))
 
 

@@ -7,6 +7,8 @@
 """
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI, routing
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
@@ -32,7 +34,7 @@ ERROR_RESPONSE = {
 }
 
 
-def api_schema(app: FastAPI) -> dict:
+def api_schema(app: FastAPI) -> dict[str, Any]:
     routes = [c for c in routing.iter_route_contexts(app.routes) if getattr(c, "path_format", "").startswith("/api/")]
     schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=routes)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
@@ -48,7 +50,7 @@ def api_schema(app: FastAPI) -> dict:
 
 
 def install(app: FastAPI) -> None:
-    def openapi() -> dict:
+    def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             app.openapi_schema = api_schema(app)
         return app.openapi_schema

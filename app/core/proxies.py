@@ -12,6 +12,7 @@ uvicorn's off. Starting uvicorn by hand? Pass ``--no-proxy-headers``.
 """
 from __future__ import annotations
 
+from fastapi import FastAPI
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 UVICORN_ARGS = ["--no-proxy-headers"]  # for command lines that start uvicorn
@@ -22,7 +23,7 @@ def trusted_hosts(setting: str) -> list[str]:
     return [part.strip() for part in setting.split(",") if part.strip()]
 
 
-def add_proxy_headers(app, setting: str) -> None:
+def add_proxy_headers(app: FastAPI, setting: str) -> None:
     """Believe forwarded headers from the configured proxies only (nothing when the setting is empty)."""
     hosts = trusted_hosts(setting)
     if hosts:

@@ -7,6 +7,7 @@ rebuilds them and tests/web/test_i18n.py fails when a .po and its .mo disagree.
 from __future__ import annotations
 
 import gettext
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -25,7 +26,7 @@ def translations(lang: str) -> gettext.NullTranslations:
 
 
 @cache
-def gettext_for(lang: str):
+def gettext_for(lang: str) -> Callable[[str], str]:
     """The catalog's gettext; Korean strings settle their particles (을/를 …) when formatted."""
     if lang == "ko":
         from app.i18n.korean import korean_gettext
