@@ -91,8 +91,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.session_factory = make_session_factory(app.state.engine)
     app.state.templates = make_environment(auto_reload=True)
     app.state.catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval)
-    app.state.results = ResultsStore(settings.results_dir, settings.kernels_dir / "ladder", settings.results_gpu)
-    app.state.results_checked_at = float("-inf")
+    app.state.results = ResultsStore(settings.results_dir, settings.kernels_dir / "ladder", settings.results_gpu,
+                                     recheck_s=settings.catalog_check_interval)
     app.state.exercises = ExerciseInfoCache(settings.kernels_dir)
     app.state.views = ViewCounter()
     app.state.page_cache = PageCache(enabled=not settings.debug)

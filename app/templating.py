@@ -8,6 +8,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from app.core import vocabulary
 from app.core.config import LANGUAGES, PROJECT_ROOT
+from app.core.filecache import FileCache
 from app.i18n import LANGUAGE_NAMES, gettext_for, ngettext_for
 
 TEMPLATES_DIR = PROJECT_ROOT / "templates"
@@ -19,19 +20,17 @@ class StaticVersions:
 
     def __init__(self, root: Path):
         self.root = root
-        self._cache: dict[str, tuple[int, str]] = {}
+        self._digests: FileCache[str, str | None] = FileCache(lambda path: [self.root / path], self._digest)
+
+    def _digest(self, path: str) -> str | None:
+        try:
+            return hashlib.sha256((self.root / path).read_bytes()).hexdigest()[:10]
+        except OSError:  # absent: the URL goes without a version
+            return None
 
     def url(self, path: str) -> str:
-        file = self.root / path
-        try:
-            mtime = file.stat().st_mtime_ns
-        except OSError:
-            return f"/static/{path}"
-        cached = self._cache.get(path)
-        if cached is None or cached[0] != mtime:
-            digest = hashlib.sha256(file.read_bytes()).hexdigest()[:10]
-            cached = self._cache[path] = (mtime, digest)
-        return f"/static/{path}?v={cached[1]}"
+        digest = self._digests.get(path)
+        return f"/static/{path}?v={digest}" if digest else f"/static/{path}"
 
 
 def make_environment(auto_reload: bool) -> Environment:

@@ -1,16 +1,19 @@
 """Values computed from files, computed again when one of the files changes.
 
-The web app's "reload when the file changes" cache: the authoring guide (app/lessons/guide.py),
-exercise titles and XP (app/lessons/exercises.py) and the ladder's texts (app/ladder/content.py)
-use it. The lesson catalog, measured results and static files' version hashes still keep their own
-checks (they watch whole folder trees with their own recheck intervals): moving them here is open.
+The web app's one "reload when the file changes" cache: the lesson catalog (app/lessons/catalog.py),
+the measured results (app/lessons/measured.py), the static files' version hashes
+(app/templating.py), the authoring guide (app/lessons/guide.py), exercise specs
+(app/lessons/exercises.py) and the ladder's texts (app/ladder/content.py) use it.
 A file's state is its (path, mtime_ns, size), or absent; a value is recomputed when the
-state of any of its files differs from the last computation's. With ``recheck_s`` the files are
-stat()ed at most that often per key: lesson pages ask on every view, and the stat() calls were
-~17 % of the event loop's time under wrk (profiled with py-spy, issue 17 item 10).
+state of any of its files differs from the last computation's. A value computed from a whole
+folder lists the folder itself among its files (``listing``): a folder's mtime changes when an
+entry is added, removed or renamed, so a new file is seen without knowing its name beforehand.
+With ``recheck_s`` the files are stat()ed at most that often per key: lesson pages ask on every
+view, and the stat() calls were ~17 % of the event loop's time under wrk (profiled with py-spy,
+issue 17 item 10).
 
 No maintained library does this small thing without a watcher thread (watchfiles, watchdog)
-or a TTL that serves stale values (cachetools): hand-written, ~60 lines.
+or a TTL that serves stale values (cachetools): hand-written, ~80 lines.
 """
 from __future__ import annotations
 
@@ -40,6 +43,15 @@ def signature(paths: Iterable[Path]) -> Signature:
     return tuple(state)
 
 
+def listing(folder: Path, pattern: str = "*") -> list[Path]:
+    """``folder`` and its entries that match ``pattern``, sorted: the files of a value computed from
+    a folder's contents (``folder`` itself is listed for the entries added or removed)."""
+    try:
+        return [folder, *sorted(folder.glob(pattern))]
+    except OSError:  # gone while we looked: its state reads as absent
+        return [folder]
+
+
 @dataclass
 class _Entry(Generic[V]):
     signature: Signature
@@ -50,7 +62,8 @@ class _Entry(Generic[V]):
 class FileCache(Generic[K, V]):
     """``get(key)``: ``load(key)``, computed again when a file of ``files(key)`` changes.
 
-    ``files`` may list folders (a folder's mtime changes when an entry is added or removed) and
+    ``files`` is called on every check (at most once per ``recheck_s``), so it may list a
+    folder's entries as they are now (``listing``). It may list folders (a folder's mtime changes when an entry is added or removed) and
     files that do not exist yet. ``load`` should not raise for a missing or broken file: what it
     returns (None, a report) is cached like any value until the files change. ``version`` grows by
     one whenever any value is computed again (callers key their own derived caches on it).
@@ -80,3 +93,9 @@ class FileCache(Generic[K, V]):
                 self.version += 1
             entry.checked_at = time.monotonic()
             return entry.value
+
+    def expire(self) -> None:
+        """Check the files on the next ``get`` of every key, however recently they were checked."""
+        with self._lock:
+            for entry in self._entries.values():
+                entry.checked_at = float("-inf")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from app.core.filecache import FileCache
+from app.core.filecache import FileCache, listing
 from app.ladder.headers import HEADERS_KO_FILE, localized_source, parse_headers
 from kernels.ladder.rungs import Rung, discover
 
@@ -122,9 +122,8 @@ class ContentStore:
         self._files: FileCache[Path, LadderContent] = FileCache(self._watched, load_content)
 
     def _watched(self, ladder_dir: Path) -> list[Path]:
-        rungs = sorted(ladder_dir.glob("[0-9][0-9]_*.cu")) if ladder_dir.is_dir() else []
-        return [ladder_dir, *rungs, *(ladder_dir / name for name in
-                                      (DESCRIPTIONS_FILE, NOTES_FILE, NOTES_KO_FILE, HEADERS_KO_FILE))]
+        return [*listing(ladder_dir, "[0-9][0-9]_*.cu"),
+                *(ladder_dir / name for name in (DESCRIPTIONS_FILE, NOTES_FILE, NOTES_KO_FILE, HEADERS_KO_FILE))]
 
     def get(self) -> LadderContent:
         return self._files.get(self.ladder_dir)

@@ -3,8 +3,6 @@ numbers and its notes. Visitors get a page cached per language until a rung file
 NOTES.md or a results file changes; a signed-in reader's page is rendered for them."""
 from __future__ import annotations
 
-import time
-
 from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
@@ -19,22 +17,12 @@ from app.routes.bodies import make_router
 router = make_router()
 
 
-def _results(request: Request):
-    """The app's ResultsStore, re-read at most once per check interval (as lesson pages do)."""
-    state = request.app.state
-    now = time.monotonic()
-    if now - state.results_checked_at > state.settings.catalog_check_interval:
-        state.results.refresh()
-        state.results_checked_at = now
-    return state.results
-
-
 @router.api_route("/{lang}/ladder", methods=["GET", "HEAD"])
 async def ladder_page(lang: str, request: Request):
     if lang not in LANGUAGES:
         raise HTTPException(status_code=404)
     state = request.app.state
-    results = _results(request)
+    results = state.results  # re-read at most once per check interval (as for lesson pages)
     content = content_store(state.settings.kernels_dir / "ladder").get()
 
     def build(reader: dict | None = None) -> str:

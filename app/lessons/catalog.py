@@ -2,13 +2,12 @@
 
 A broken lesson never takes the site down: its problems are collected (file, line,
 message) and the lesson — or only the broken language — is left out. The catalog re-reads
-the folder when any file's mtime changes (checked at most once per ``check_interval``).
+the folder when a lesson file changes (app/core/filecache.py; checked at most once per
+``check_interval``).
 """
 from __future__ import annotations
 
 import re
-import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -16,6 +15,7 @@ from typing import Literal
 from pydantic import ValidationError
 
 from app.core.config import LANGUAGES
+from app.core.filecache import FileCache, listing
 from app.lessons.schema import FrontMatter, LessonMeta
 from app.lessons.yamlpos import YamlError, line_of, load_with_nodes
 
@@ -243,44 +243,26 @@ def load_catalog(lessons_dir: Path, static_dir: Path, kernels_dir: Path) -> Snap
 
 
 class Catalog:
-    """Thread-safe holder of the current Snapshot, reloaded when lesson files change."""
+    """The current Snapshot, loaded again when a lesson file changes (app/core/filecache.py): the
+    lessons folder, each entry in it and each lesson folder's lesson.yaml, ko.md and en.md are
+    checked at most once per ``check_interval`` seconds."""
 
     def __init__(self, lessons_dir: Path, static_dir: Path, kernels_dir: Path, check_interval: float = 1.0):
         self.lessons_dir = lessons_dir
         self.static_dir = static_dir
         self.kernels_dir = kernels_dir
-        self.check_interval = check_interval
-        self._lock = threading.Lock()
-        self._signature: tuple = ()
-        self._checked_at = 0.0
-        self._snapshot: Snapshot | None = None
+        self._files: FileCache[None, Snapshot] = FileCache(
+            lambda _key: self._watched(),
+            lambda _key: load_catalog(self.lessons_dir, self.static_dir, self.kernels_dir),
+            recheck_s=check_interval)
 
-    def _current_signature(self) -> tuple:
-        entries = []
-        if self.lessons_dir.is_dir():
-            for folder in sorted(self.lessons_dir.iterdir()):
-                try:
-                    entries.append((folder.name, folder.stat().st_mtime_ns))
-                    if folder.is_dir():
-                        for name in ("lesson.yaml", "ko.md", "en.md"):
-                            path = folder / name
-                            if path.exists():
-                                st = path.stat()
-                                entries.append((folder.name, name, st.st_mtime_ns, st.st_size))
-                except FileNotFoundError:  # removed while we looked; next check sees it
-                    continue
-        return tuple(entries)
+    def _watched(self) -> list[Path]:
+        paths = []
+        for entry in listing(self.lessons_dir):
+            paths.append(entry)
+            if entry != self.lessons_dir and entry.is_dir():
+                paths += [entry / name for name in ("lesson.yaml", "ko.md", "en.md")]
+        return paths
 
     def snapshot(self) -> Snapshot:
-        now = time.monotonic()
-        if self._snapshot is not None and now - self._checked_at < self.check_interval:
-            return self._snapshot
-        with self._lock:
-            if self._snapshot is not None and time.monotonic() - self._checked_at < self.check_interval:
-                return self._snapshot
-            signature = self._current_signature()
-            if self._snapshot is None or signature != self._signature:
-                self._snapshot = load_catalog(self.lessons_dir, self.static_dir, self.kernels_dir)
-                self._signature = signature
-            self._checked_at = time.monotonic()
-            return self._snapshot
+        return self._files.get(None)

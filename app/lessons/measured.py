@@ -3,18 +3,18 @@
 ``::: measured <exercise>`` in a lesson becomes the newest measurements for that exercise,
 labelled with the GPU and the date, as a table and an SVG bar chart. ``::: ladder NN-MM`` comes
 through here too (marker key "ladder:NN-MM", drawn by app/ladder/embed.py). Files are re-read
-only when the folder changes.
+only when one of them changes (ResultsStore).
 """
 from __future__ import annotations
 
 import json
 import logging
-import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 from html import unescape as html_unescape
 from pathlib import Path
 
+from app.core.filecache import FileCache, listing
 from app.i18n import gettext_for
 from app.ladder import charts
 
@@ -181,52 +181,55 @@ def _chart(measurement: Measurement, t: dict[str, str], lang: str = "en") -> str
     return f'<div class="chart chart--measured">{svg}</div>' if svg else ""
 
 
-class ResultsStore:
-    """Caches parsed results; reloads when any file in the folder changes."""
+@dataclass
+class _Loaded:
+    all: list[dict]  # every results file
+    documents: list[dict]  # those of the shown GPU
+    html: dict[tuple[str, str], str] = field(default_factory=dict)  # (marker key, lang) -> HTML
 
-    def __init__(self, results_dir: Path, ladder_dir: Path | None = None, preferred_gpu: str = ""):
+
+class ResultsStore:
+    """The parsed results files, read again when one is added, removed or changed
+    (app/core/filecache.py; checked at most once per ``recheck_s`` seconds)."""
+
+    def __init__(self, results_dir: Path, ladder_dir: Path | None = None, preferred_gpu: str = "",
+                 recheck_s: float = 0.0):
         self.results_dir = results_dir
         self.preferred_gpu = preferred_gpu  # MKC_RESULTS_GPU: show this GPU's numbers, the others beside them
-        self._all: list[dict] = []
         self.ladder_dir = ladder_dir or results_dir.parent / "ladder"  # rung files for ::: ladder
-        self._lock = threading.Lock()
-        self._signature: tuple | None = None
-        self._documents: list[dict] = []
-        self._html: dict[tuple[str, str], str] = {}
-        self.version = 0  # bumped whenever the files change
+        self._files: FileCache[None, _Loaded] = FileCache(
+            lambda _key: listing(self.results_dir, "*.json"), lambda _key: self._load(), recheck_s=recheck_s)
 
-    def _current_signature(self) -> tuple:
-        if not self.results_dir.is_dir():
-            return ()
-        return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(self.results_dir.glob("*.json")))
+    def _load(self) -> _Loaded:
+        documents = _read_results(self.results_dir)
+        return _Loaded(documents, for_gpu(documents, self.preferred_gpu))
 
-    def refresh(self) -> None:
-        signature = self._current_signature()
-        if signature != self._signature:
-            with self._lock:
-                self._all = _read_results(self.results_dir)
-                self._documents = for_gpu(self._all, self.preferred_gpu)
-                self._html = {}
-                self._signature = signature
-                self.version += 1
+    @property
+    def version(self) -> int:
+        """Grows by one whenever the files change (pages key their caches on it)."""
+        self._files.get(None)
+        return self._files.version
 
     @property
     def documents(self) -> list[dict]:
-        """The parsed results files of the shown GPU (as of the last refresh())."""
-        return self._documents
+        """The parsed results files of the shown GPU."""
+        return self._files.get(None).documents
 
     def others(self, kind: str | None, lang: str) -> str:
-        return others_line(self._all, self._documents, kind, lang)
+        loaded = self._files.get(None)
+        return others_line(loaded.all, loaded.documents, kind, lang)
 
     def html(self, exercise: str, lang: str) -> str:
+        loaded = self._files.get(None)
         key = (exercise, lang)
-        cached = self._html.get(key)
+        cached = loaded.html.get(key)
         if cached is None:
             if exercise.startswith("ladder:"):
                 from app.ladder.embed import render_embed
 
-                cached = render_embed(exercise[len("ladder:"):], self._documents, self.ladder_dir, lang)
+                cached = render_embed(exercise[len("ladder:"):], loaded.documents, self.ladder_dir, lang)
             else:
-                cached = render_measurement(newest_for(self._documents, exercise), lang, self.others(None, lang))
-            self._html[key] = cached
+                cached = render_measurement(newest_for(loaded.documents, exercise), lang,
+                                            others_line(loaded.all, loaded.documents, None, lang))
+            loaded.html[key] = cached
         return cached

@@ -7,7 +7,6 @@ a visitor, and bumps an in-memory view counter.
 from __future__ import annotations
 
 import re
-import time
 
 from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -33,16 +32,6 @@ SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # that it never shadows other single-segment routes.
 router = make_router()
 fallback_router = make_router()
-
-
-def _results_version(request: Request) -> tuple:
-    """Re-read kernels/results at most once per check interval; returns its version."""
-    state = request.app.state
-    now = time.monotonic()
-    if now - state.results_checked_at > state.settings.catalog_check_interval:
-        state.results.refresh()
-        state.results_checked_at = now
-    return state.results.version
 
 
 def _body_html(request: Request, lesson: Lesson, lang: str) -> tuple[str, list, str, bool]:
@@ -148,7 +137,7 @@ async def lesson_page(lang: str, slug: str, request: Request):
     if lesson not in lessons:
         raise HTTPException(status_code=404)
     exercise = state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
-    deps = (snapshot, _results_version(request), exercise)
+    deps = (snapshot, request.app.state.results.version, exercise)
 
     def build(reader: dict | None = None) -> str:
         position = lessons.index(lesson)

@@ -53,5 +53,5 @@ def test_within_the_interval_the_cached_page_is_served(tmp_path, lessons_dir, wr
         touch_later(en)
         # One check per interval keeps page loads cheap: the edit waits for the next check.
         assert "Body steady." in client.get("/en/lessons/steady").text
-        client.app.state.catalog._checked_at = float("-inf")  # as if the interval had passed
+        client.app.state.catalog._files.expire()  # as if the interval had passed
         assert "Changed." in client.get("/en/lessons/steady").text

@@ -1,6 +1,7 @@
 """app/core/filecache.py: a value is computed again after its file changes, and only then."""
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -69,3 +70,37 @@ def test_recheck_interval_skips_the_stat_until_it_passes(tmp_path):
     assert cache.get("k") == "a" and len(stats) == 1  # within the interval: not even a stat()
     time.sleep(0.25)
     assert cache.get("k") == "b" and len(stats) == 2
+    _touch(path, "c", 10)
+    cache.expire()  # as if the interval had passed
+    assert cache.get("k") == "c" and len(stats) == 3
+
+
+def test_results_store_sees_a_results_file_added_changed_and_removed(tmp_path):
+    from app.lessons.measured import ResultsStore
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    store = ResultsStore(folder)
+    assert store.documents == [] and "No measurements" in store.html("gemm", "en")
+    first = store.version
+    doc = {"schema": "kernels-results/1", "date": "2031-01-02", "gpu": {"name": "Test GPU"},
+           "entries": [{"exercise": "gemm", "kernel": "naive", "median_ms": 1.5}]}
+    _touch(folder / "a.json", json.dumps(doc), 5)
+    os.utime(folder, (time.time() + 5, time.time() + 5))
+    assert store.version == first + 1 and "Test GPU" in store.html("gemm", "en")
+    _touch(folder / "a.json", json.dumps({**doc, "gpu": {"name": "Other GPU"}}), 10)
+    assert "Other GPU" in store.html("gemm", "en") and store.version == first + 2
+    (folder / "a.json").unlink()
+    assert store.documents == []
+
+
+def test_static_versions_follow_the_file(tmp_path):
+    from app.templating import StaticVersions
+
+    versions = StaticVersions(tmp_path)
+    assert versions.url("x.css") == "/static/x.css"  # absent: no version
+    _touch(tmp_path / "x.css", "a {}", 5)
+    one = versions.url("x.css")
+    _touch(tmp_path / "x.css", "b {}", 10)
+    two = versions.url("x.css")
+    assert one.startswith("/static/x.css?v=") and two.startswith("/static/x.css?v=") and one != two
