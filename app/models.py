@@ -9,7 +9,6 @@ from __future__ import annotations
 from app.accounts import models as _account_models  # noqa: F401
 from app.comments import models as _comment_models  # noqa: F401
 from app.core.db import Base
-from app.graders import models as _grader_models  # noqa: F401
 from app.lessons import models as _lesson_models  # noqa: F401
 from app.notifications import models as _notification_models  # noqa: F401
 from app.progress import models as _progress_models  # noqa: F401

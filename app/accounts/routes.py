@@ -182,7 +182,7 @@ def _submissions(db: Session, user: User, limit: int = 50) -> list:
 
 def _effective_verdicts(db: Session, rows: list) -> dict[int, str | None]:
     """A grader's override is the verdict the learner reads, here as on the panel."""
-    from app.graders.reviews import effective_verdict, reviews_for
+    from app.submissions.reviews import effective_verdict, reviews_for
 
     trail = reviews_for(db, [r.id for r in rows])
     return {r.id: effective_verdict(r, trail[r.id]) for r in rows}

@@ -1,6 +1,7 @@
 """Graders' dashboard (issue 8): every submission, filters, source + full result, re-run,
 notes and verdict overrides with an audit trail (XP follows through the ledger), exports.
 
-Modules: models (the audit-trail table), reviews (note/override/re-run and the XP they move),
+Modules: reviews (note/override/re-run and the XP they move; the audit-trail table and the effective
+verdict are app.submissions' models and reviews, read by the panel and the profile too),
 listing (filters, flagged-first order, CSV/JSON rows), api (token or cookie JSON/CSV), pages (HTML).
 """

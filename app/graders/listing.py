@@ -19,8 +19,9 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.core import vocabulary
-from app.graders.reviews import effective_verdict, review_json, reviews_for
+from app.graders.reviews import review_json
 from app.submissions.models import Submission
+from app.submissions.reviews import effective_verdict, reviews_for
 
 REVIEW_FLAGS = {"IMPLAUSIBLY_FAST", "NOISY_TIMING", "DEVICE_OUTPUT", "UNSANDBOXED_COMPILE"}
 REVIEW_MESSAGES = {"INPUT_MODIFIED", "WRONG_ANSWER_TIMED_RUN"}

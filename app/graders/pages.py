@@ -21,10 +21,11 @@ from app.graders import listing, reviews
 from app.graders.api import act, exercise_titles
 from app.graders.messages import DONE, ERRORS, text
 from app.i18n.requests import require_lang
-from app.panel.routes import result_context
+from app.panel.submission import present_submission
 from app.rendering.code import CudaCppLexer
 from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.submissions.models import Submission
+from app.submissions.reviews import effective_verdict, reviews_for
 
 router = make_router(include_in_schema=False)
 REVIEW = "submissions.review"
@@ -90,12 +91,12 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
         if row is None:
             raise HTTPException(404)
         learner = db.get(User, row.user_id)
-        trail = reviews.reviews_for(db, [row.id])[row.id]
-        panel = result_context(db, row, lang)
+        trail = reviews_for(db, [row.id])[row.id]
+        panel = present_submission(db, row, lang)
         context = account_context(request, lang, f"/graders/submissions/{sub_id}", auth)
         context.update(sub=row, learner=learner, r=panel, trail=trail, source_html=highlighted_source(row.source),
                        verdicts=vocab.OVERRIDE_VERDICTS, exercise_title=exercise_titles(request, lang),
-                       effective=reviews.effective_verdict(row, trail), flags=listing.flags_of(reviews.result_of(row)),
+                       effective=effective_verdict(row, trail), flags=listing.flags_of(reviews.result_of(row)),
                        done_text=text(DONE, done, lang) if done in DONE else "", error_text=error)
     return render(request, "graders/detail.html", context, status=status)
 

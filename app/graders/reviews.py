@@ -7,7 +7,7 @@ and XP, speed tiers and achievements are the same rules over the effective event
 achievements that the override takes away are revoked with a compensating ``achievement_revoked``
 event (and earned again if a later override restores them), and the learner gets a notification
 in the bell. The learner's panel shows the effective verdict, its tiers and its XP
-(app.panel.routes.result_context).
+(app.panel.submission.present_submission).
 
 XP rule per exercise (so it does not matter which submission paid what): the learner's XP for the
 exercise is the pass XP if any of their submissions for it has the effective verdict PASSED, plus
@@ -30,14 +30,14 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.core import vocabulary
 from app.core.clock import utcnow
-from app.graders.models import SubmissionReview
-from app.panel import texts
 from app.progress import events as ev
 from app.progress import ledger, service, verdicts
 from app.progress.models import XpEntry
 from app.submissions import states
-from app.submissions.models import Submission
+from app.submissions.models import Submission, SubmissionReview
+from app.submissions.reviews import effective_verdict, reviews_for
 
 MAX_REASON = 2000
 
@@ -46,23 +46,6 @@ class ReviewError(Exception):
     def __init__(self, status: int, code: str):
         super().__init__(code)
         self.status, self.code = status, code
-
-
-def reviews_for(db: Session, submission_ids: list[int]) -> dict[int, list[SubmissionReview]]:
-    out: dict[int, list[SubmissionReview]] = {i: [] for i in submission_ids}
-    if submission_ids:
-        for r in db.scalars(select(SubmissionReview).where(SubmissionReview.submission_id.in_(submission_ids))
-                            .order_by(SubmissionReview.created_at, SubmissionReview.id)):
-            out[r.submission_id].append(r)
-    return out
-
-
-def effective_verdict(row: Submission, reviews: list[SubmissionReview]) -> str | None:
-    """The latest override wins over the engine's verdict."""
-    for r in reversed(reviews):
-        if r.kind == "override":
-            return r.verdict_after
-    return row.verdict
 
 
 def _key(sub_id: int) -> str:
@@ -150,7 +133,7 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
     from app.notifications.service import verdict_changed
 
     reason = _clean_reason(reason)
-    if verdict not in texts.OVERRIDE_VERDICTS:
+    if verdict not in vocabulary.OVERRIDE_VERDICTS:
         raise ReviewError(422, "bad_verdict")
     row = _load(db, sub_id)
     if row.user_id == grader.id:  # it would pay the grader XP: a second person decides (issue 15, item 9)

@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.core import vocabulary
 from app.graders.listing import _csv_safe
-from app.graders.reviews import effective_verdict, reviews_for
 from app.submissions.models import Submission
+from app.submissions.reviews import effective_verdict, reviews_for
 
 FAILED = {"COMPILE_ERROR", "WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT"}
 DEFAULT_MIN_FAILURES = 3

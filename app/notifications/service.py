@@ -23,7 +23,7 @@ from app.notifications.models import Notification, NotificationPreference
 from app.progress.once import insert_once
 
 if TYPE_CHECKING:
-    from app.graders.models import SubmissionReview
+    from app.submissions.models import SubmissionReview
 
 MODES = ("reply", "off")
 
@@ -105,8 +105,7 @@ class NotificationView:
 
 def recent(db: Session, user: User, limit: int = 50) -> list[NotificationView]:
     from app.comments.models import Comment, CommentThread
-    from app.graders.models import SubmissionReview
-    from app.submissions.models import Submission
+    from app.submissions.models import Submission, SubmissionReview
 
     rows = db.execute(_visible(select(Notification, Comment.lang, CommentThread.lesson_slug, User.username,
                                       SubmissionReview, Submission.exercise_id).select_from(Notification))

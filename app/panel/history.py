@@ -9,9 +9,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core import vocabulary as vocab
-from app.graders.reviews import effective_verdict, reviews_for
 from app.panel.present import KERNEL_ORDER
 from app.submissions.models import Submission
+from app.submissions.reviews import effective_verdict, reviews_for
 
 LIMIT = 50
 

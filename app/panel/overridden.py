@@ -17,9 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.core import vocabulary
-from app.graders.models import SubmissionReview
-from app.graders.reviews import effective_verdict
-from app.submissions.models import Submission
+from app.submissions.models import Submission, SubmissionReview
+from app.submissions.reviews import effective_verdict
 
 
 def _pass_xp(exercise_id: str) -> int:

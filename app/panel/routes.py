@@ -12,21 +12,17 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import db_session, require_auth
 from app.accounts.roles import can
-from app.core import vocabulary as vocab
 from app.core.config import LANGUAGES
 from app.core.ids import RowId
-from app.graders.reviews import reviews_for
 from app.i18n.requests import require_lang
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
-from app.panel.insight import present_insight, sass_diff
-from app.panel.present import present
+from app.panel.insight import sass_diff
+from app.panel.submission import present_submission
 from app.routes.bodies import make_router
-from app.submissions import queue
 from app.submissions.models import Submission
 from app.submissions.routes import _limits as submission_limits
 from app.submissions.routes import signed_in_with_csrf
-from app.submissions.views import submission_json
 from app.templating import page_context
 
 api_router = make_router(prefix="/api/panel", tags=["panel"])
@@ -68,19 +64,6 @@ def _fragment(request: Request, lang: str, template: str, **values) -> HTMLRespo
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
-def result_context(db, row: Submission, lang: str, *, owner_view: bool = False) -> dict:
-    view = submission_json(row, lang=lang, position=queue.position(db, row), include_source=False)
-    panel = present(view, lang)
-    panel["insight"] = present_insight((view.get("result") or {}).get("insight"), row.source, lang,
-                                       can_profile=owner_view and panel.get("verdict") == "PASSED")
-    trail = reviews_for(db, [row.id])[row.id]
-    panel["reviews"] = [{"kind": r.kind, "reason": r.reason, "xp_delta": r.xp_delta,
-                         "verdict_label": vocab.label(vocab.VERDICT, r.verdict_after, lang)}
-                        for r in trail if r.kind in ("note", "override")]
-    # a grader's override is the verdict the learner sees, with its tiers and XP; the engine's stays beside it
-    return overridden.apply(panel, row, trail, lang)
-
-
 async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict:
     """The panel's view of one submission for its owner (graders: any); 404 for anyone else."""
     def load():
@@ -88,7 +71,7 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
             row = db.get(Submission, sub_id)
             if row is None or (row.user_id != auth.user.id and not can(auth.user.role, REVIEW)):
                 return None
-            return result_context(db, row, lang, owner_view=row.user_id == auth.user.id)
+            return present_submission(db, row, lang, owner_view=row.user_id == auth.user.id)
 
     panel = await run_in_threadpool(load)
     if panel is None:

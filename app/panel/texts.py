@@ -7,8 +7,6 @@ sentence. tests/panel/test_texts.py fails when a code in ``all_codes()`` has no 
 """
 from __future__ import annotations
 
-from app.core import vocabulary
-
 
 def _(text: str) -> str:  # marks msgids for extraction; translated per request in present.py
     return text
@@ -88,6 +86,3 @@ CODES = {
     "CACHED_COMPILE": _("This exact code was compiled before; the cached build was reused."),
     "UNSANDBOXED_COMPILE": _("Compiled without the sandbox (development setting)."),
 }
-
-# Labels of verdicts, states and kernels: app/core/vocabulary.py (one table for every page).
-OVERRIDE_VERDICTS = vocabulary.OVERRIDE_VERDICTS

@@ -1,4 +1,4 @@
-"""The queue's two tables.
+"""The queue's two tables, and the graders' audit trail of a submission.
 
 ``submission``: one learner's kernel and, once graded, the engine's Result JSON (as is).
 The lease columns (``lease_owner``, ``lease_expires_at``, ``lane``) make the row a job that
@@ -6,6 +6,10 @@ exactly one dispatcher runs at a time; ``claimed_at`` drives the round-robin bet
 
 ``dispatcher_lane``: one row per GPU (lane). A dispatcher only runs jobs while it holds its
 lane's lease, so several server processes on one machine never time two jobs on one GPU.
+
+``submission_review``: every grader action on a submission (note, override, re-run) is one row,
+never edited or deleted. The graders write it (app.graders.reviews); what a learner sees of it
+(the effective verdict, the notes) is read through app.submissions.reviews.
 """
 from __future__ import annotations
 
@@ -57,3 +61,21 @@ class DispatcherLane(Base):
     owner: Mapped[str | None] = mapped_column(String(100), nullable=True)  # "host:pid:nonce"
     expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     heartbeat_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class SubmissionReview(Base):
+    __tablename__ = "submission_review"
+    __table_args__ = (Index("ix_submission_review_submission", "submission_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submission.id", ondelete="CASCADE"))
+    # the grader; kept as NULL if their account is deleted (the entry itself stays)
+    grader_id: Mapped[int | None] = mapped_column(ForeignKey("user.id", ondelete="SET NULL"), nullable=True)
+    grader_name: Mapped[str] = mapped_column(String(32), default="")  # as it was when they acted
+    kind: Mapped[str] = mapped_column(String(16))  # note | override | rerun
+    verdict_before: Mapped[str | None] = mapped_column(String(16), nullable=True)  # effective, before
+    verdict_after: Mapped[str | None] = mapped_column(String(16), nullable=True)  # override only
+    reason: Mapped[str] = mapped_column(Text)
+    xp_delta: Mapped[int] = mapped_column(Integer, default=0)  # the compensating ledger entry's amount
+    result_before: Mapped[str | None] = mapped_column(Text, nullable=True)  # re-run: the Result it replaced
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)

@@ -216,7 +216,7 @@ def test_rerun_requeues_and_keeps_the_old_result(app_client):
     assert again["state"] == "awaiting_gpu" and again["attempts"] == 1
     from sqlalchemy import select
 
-    from app.graders.models import SubmissionReview
+    from app.submissions.models import SubmissionReview
     with client.app.state.session_factory() as db:
         entry = db.scalar(select(SubmissionReview).where(SubmissionReview.submission_id == sub))
     assert entry.kind == "rerun" and '"UNAVAILABLE_NO_GPU"' in entry.result_before and entry.reason == "new GPU driver"

@@ -6,9 +6,9 @@ import json
 from sqlalchemy import func, select
 
 from app.accounts.models import User
-from app.graders.models import SubmissionReview
 from app.notifications.models import Notification
 from app.progress.models import Event, UserAchievement
+from app.submissions.models import SubmissionReview
 from tests.panel.support import cookie_login
 
 from .test_graders import bearer, setup
