@@ -44,9 +44,9 @@ def subject(source: str, source_id: str, lang: str, lessons: dict[str, str], exe
     if source == "exercise_tier":
         exercise_id, _sep, tier_id = source_id.partition(":")
         title, info = _exercise_title(exercises, exercise_id, lang)
-        if info is not None and tier_id in info.tier_ids:
-            against, speedup, _xp = info.tiers[info.tier_ids.index(tier_id)]
-            return f"{title} — {vocab.tier_label(against, speedup, lang)}"
+        tier = next((t for t in info.tiers if t.id == tier_id), None) if info is not None else None
+        if tier is not None:
+            return f"{title} — {vocab.tier_label(tier.against, tier.speedup, lang)}"
         return title
     if source == "adjustment":
         parts = source_id.split(":")
