@@ -1,31 +1,28 @@
 """Trusted, in-process NVRTC compile of the ladder's OWN rungs: cubin, PTX, ptxas log, resources.
 
 The rungs are reference code written by this project, not learners' submissions, so they are
-compiled the way the engine compiles its own reference kernels (kernels/engine/gpu/runner.py,
-compile_trusted): in this process, no sandbox. This module exists because neither engine entry
-point gives the ladder what it needs (see "Compiling the rungs" in kernels/ladder/NOTES.md):
-- kernels.engine.compiler.Compiler is the LEARNER path: an out-of-process bubblewrap worker,
-  logs rewritten for learners. It needs the sandbox on every machine that benchmarks the ladder,
-  and trusted code gains nothing from it.
-- kernels.engine.gpu.runner.compile_trusted returns only a cubin: the CPU checks need the PTX
-  (each rung's defining instructions) and ptxas's resource lines (registers, spills).
-What is shared with the engine: the NVRTC library (cupy.cuda.nvrtc), the compile options (the
-same ones Compiler.options() passes learners' code, so a rung submitted to the grader compiles
-identically) and the ptxas resource parser (kernels.engine.compiler.logs).
+compiled like the engine's own reference kernels: in this process, no sandbox, through the
+engine's one NVRTC call (kernels.engine.compiler.nvrtc_compile, which the sandboxed learner
+worker and kernels.engine.gpu.runner.compile_trusted run too). This module only adds what the
+ladder needs on top (see "Compiling the rungs" in kernels/ladder/NOTES.md): the PTX (each rung's
+defining instructions), ptxas's resource lines (registers, spills) parsed by the engine's parser
+(kernels.engine.compiler.logs), and a RuntimeError carrying the log when a rung does not compile.
+The options are nvrtc_options(arch), the ones Compiler.options() passes learners' code, so a rung
+submitted to the grader compiles identically.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cupy.cuda import nvrtc
-
 from kernels.engine.compiler.logs import parse_ptxas_resources
+from kernels.engine.compiler.nvrtc_compile import COMMON_OPTIONS, PTXAS_VERBOSE, compile_program, nvrtc_options
 
 from .rungs import KERNEL_NAME
 
-# As kernels.engine.compiler.service.Compiler.options(): no fast-math, so float32 rungs round like
-# IEEE FMA code (the correctness bound in check.py relies on it); -Xptxas=-v for resource lines.
-BASE_OPTIONS = ("--std=c++17", "-default-device", "-Xptxas=-v")
+# What nvrtc_options() puts after -arch (as Compiler.options()): no fast-math, so float32 rungs
+# round like IEEE FMA code (the correctness bound in check.py relies on it); -Xptxas=-v for
+# resource lines.
+BASE_OPTIONS = (*COMMON_OPTIONS, PTXAS_VERBOSE)
 
 
 @dataclass(frozen=True)
@@ -37,21 +34,13 @@ class Built:
     resources: dict[str, int]      # registers, shared_bytes, local_bytes, spill_*_bytes
 
 
-def _text(value) -> str:
-    return value.decode("utf-8", "replace").rstrip("\x00") if isinstance(value, bytes) else str(value)
-
-
 def build(source: str, arch: str = "sm_90", name: str = "rung.cu") -> Built:
     """Compile `source` for `arch` ('sm_90' or 'sm_90a'); raises RuntimeError with the log on failure."""
-    prog = nvrtc.createProgram(source, name, [], [])
-    try:
-        try:
-            nvrtc.compileProgram(prog, [f"-arch={arch}", *BASE_OPTIONS])
-        except nvrtc.NVRTCError as exc:
-            raise RuntimeError(f"NVRTC failed for {name} ({arch}):\n{_text(nvrtc.getProgramLog(prog))}") from exc
-        log = _text(nvrtc.getProgramLog(prog))
-        resources = parse_ptxas_resources(log, KERNEL_NAME) or {}
-        return Built(ptx=_text(nvrtc.getPTX(prog)), cubin=bytes(nvrtc.getCUBIN(prog)), log=log, arch=arch,
-                     resources=resources)
-    finally:
-        nvrtc.destroyProgram(prog)
+    out = compile_program(source, name, nvrtc_options(arch))
+    if out.error_kind == "compile":
+        raise RuntimeError(f"NVRTC failed for {name} ({arch}):\n{out.log}")
+    if not out.ok:
+        raise RuntimeError(f"NVRTC failed for {name} ({arch}): {out.error}")
+    resources = parse_ptxas_resources(out.log, KERNEL_NAME) or {}
+    return Built(ptx=out.ptx.decode("utf-8", "replace"), cubin=out.cubin, log=out.log, arch=arch,
+                 resources=resources)

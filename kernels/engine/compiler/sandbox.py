@@ -2,9 +2,9 @@
 
 What the sandbox shows (read-only): the Python installation, the system library folders, the few
 Python packages that ``cupy.cuda.nvrtc`` imports, NVRTC's library folder, the CUDA header
-folder, and the worker script. Nothing else: no repository, no home, no /proc, an empty
-environment, a private /tmp, no network (``--unshare-all``), its own session, and it dies
-with its parent.
+folder, the worker script and the engine's one NVRTC call it loads (nvrtc_compile.py). Nothing
+else: no repository, no home, no /proc, an empty environment, a private /tmp, no network
+(``--unshare-all``), its own session, and it dies with its parent.
 
 The only way around it is ``MKC_UNSAFE_UNSANDBOXED_COMPILE=1`` (local development on a machine
 without user namespaces). It is loud on purpose and CI asserts it is off. What both sandboxes
@@ -30,6 +30,9 @@ from ..settings import engine_settings
 UNSAFE_ENV = sandboxing.UNSAFE_COMPILE_ENV
 WORKER_IN_SANDBOX = "/sandbox/worker.py"
 WORKER_FILE = Path(__file__).with_name("worker.py")
+# The shared NVRTC call the worker loads from its own folder (worker.NVRTC_COMPILE_FILE).
+NVRTC_COMPILE_IN_SANDBOX = "/sandbox/nvrtc_compile.py"
+NVRTC_COMPILE_FILE = Path(__file__).with_name("nvrtc_compile.py")
 
 # Packages `from cupy.cuda import nvrtc` imports (checked by a test that lists sys.modules).
 PACKAGES = ("cupy", "cupy_backends", "cupyx", "numpy", "cuda", "fastrlock")
@@ -148,12 +151,14 @@ def worker_argv(tc: Toolchain, *, sandboxed: bool, cpu_s: float, data_bytes: int
 
 
 def bwrap_args(tc: Toolchain) -> list[str]:
-    """Runs as nobody with no capabilities; sees what NVRTC needs and the worker script."""
+    """Runs as nobody with no capabilities; sees what NVRTC needs, the worker script and the
+    shared NVRTC call beside it."""
     read_only = [tc.python_prefix, os.path.dirname(tc.python), *tc.package_dirs, tc.nvrtc_dir]
     if tc.include_dir:
         read_only.append(tc.include_dir)
     return sandboxing.bwrap_args(
         system_dirs=SYSTEM_DIRS, system_files=SYSTEM_FILES, read_only=read_only,
         as_nobody=True, empty_dirs=("/sandbox",),
-        mapped_read_only=[(str(WORKER_FILE), WORKER_IN_SANDBOX)],
+        mapped_read_only=[(str(WORKER_FILE), WORKER_IN_SANDBOX),
+                          (str(NVRTC_COMPILE_FILE), NVRTC_COMPILE_IN_SANDBOX)],
     )

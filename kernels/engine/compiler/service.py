@@ -23,6 +23,7 @@ from ..headers import SOURCE_NAME, prelude
 from ..process_wide import ProcessWide
 from ..result import Verdict
 from ..settings import engine_settings
+from . import nvrtc_compile
 from .cache import CubinCache, cache_key
 from .logs import learner_log, parse_ptxas_resources
 from .sandbox import SandboxUnavailable, available_headers, find_toolchain
@@ -79,12 +80,11 @@ class Compiler:
 
     # ---- public ----------------------------------------------------------------------
 
-    def options(self, headers: Iterable[str] = ()) -> list[str]:
-        opts = [f"-arch={self.arch}", "--std=c++17", "-default-device", "-Xptxas=-v"]
-        if self.lineinfo:
-            opts.append("-lineinfo")
-        opts.extend(self.extra_options)
-        return opts
+    def options(self, include_dirs: Iterable[str] = ()) -> list[str]:
+        """The NVRTC options (nvrtc_compile.nvrtc_options); the cache key uses them without
+        ``include_dirs`` (a server path), the worker gets them with."""
+        return nvrtc_compile.nvrtc_options(self.arch, lineinfo=self.lineinfo, extra=self.extra_options,
+                                           include_dirs=include_dirs)
 
     def compile(self, source: str, kernel: KernelSpec | None = None, *,
                 headers: Iterable[str] = ()) -> CompiledKernel:
@@ -93,16 +93,16 @@ class Compiler:
         headers = tuple(headers)
         text = prelude(headers) + source + (check_code(kernel) if kernel else "")
         names = [name_expression(kernel)] if kernel else []
-        options = self.options(headers)
+        options = self.options()
         try:
             tc = find_toolchain()
         except SandboxUnavailable as exc:
             raise self._unavailable_error(exc) from None
-        run_options = list(options)
+        run_options = options
         if headers:
-            if not set(headers) <= set(available_headers(tc)):
+            if not set(headers) <= set(available_headers(tc)) or not tc.include_dir:
                 raise CompileError(Verdict.UNAVAILABLE, codes.UNAVAILABLE_NVRTC, {"reason": "CUDA_HEADERS_MISSING"})
-            run_options.append(f"-I{tc.include_dir}")
+            run_options = self.options(include_dirs=[tc.include_dir])
         version = nvrtc_version()
         key = cache_key(text=text, options=options + (["+headers"] if headers else []),
                         nvrtc_version=version, arch=self.arch, name_expressions=names)
@@ -228,9 +228,7 @@ def nvrtc_version() -> str:
     with _version_lock:
         if _version is None:
             try:
-                from cupy.cuda import nvrtc
-
-                major, minor = nvrtc.getVersion()
+                major, minor = nvrtc_compile.nvrtc_version()
                 _version = f"{major}.{minor}"
             except Exception:
                 _version = "unknown"

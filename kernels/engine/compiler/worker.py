@@ -1,7 +1,9 @@
 """The compile worker: runs INSIDE the sandbox, one long-lived process, one compile at a time.
 
 Self-contained on purpose (standard library + cupy.cuda.nvrtc only): the sandbox shows it no
-repository, so it cannot import kernels.engine. Started as
+repository, so it cannot import kernels.engine. The NVRTC call itself is the engine's shared one,
+nvrtc_compile.py (equally self-contained), loaded by path from this file's folder: the sandbox
+maps it read-only next to this script. Started as
 
     python -I -S -B worker.py CONFIG_JSON
 
@@ -19,12 +21,15 @@ RLIMIT_AS: CUDA reserves huge virtual ranges), no core files, small file sizes.
 """
 
 import ctypes
+import importlib.util
 import json
 import os
 import resource
 import struct
 import sys
-from typing import Any
+
+# The shared NVRTC call (kernels/engine/compiler/nvrtc_compile.py), a sibling of this file.
+NVRTC_COMPILE_FILE = "nvrtc_compile.py"
 
 
 def read_frame(stream):
@@ -90,9 +95,8 @@ def main():
             # Load NVRTC (and the builtins library it opens by name) by exact path, so no
             # library search runs inside the sandbox and no LD_LIBRARY_PATH is needed.
             ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
-        from cupy.cuda import nvrtc
-
-        version = list(nvrtc.getVersion())
+        nvrtc_compile = load_nvrtc_compile()
+        version = list(nvrtc_compile.nvrtc_version())
     except BaseException as exc:  # report why, then stop: the parent marks the sandbox unusable
         send_json(out, {"ready": False, "error": type(exc).__name__, "detail": str(exc)[:500]})
         return 3
@@ -108,54 +112,33 @@ def main():
             return 0
         job = json.loads(frame.decode("utf-8"))
         arm_cpu_limit(cpu_s)
-        header, cubin, ptx = compile_one(nvrtc, job)
+        header, cubin, ptx = compile_one(nvrtc_compile, job)
         send_json(out, header)
         write_frame(out, cubin)
         write_frame(out, ptx)
         out.flush()
 
 
-def compile_one(nvrtc, job):
-    lowered: dict[str, str] = {}
-    header: dict[str, Any] = {"ok": False, "log": "", "lowered": lowered, "error": None, "error_kind": None}
-    cubin = b""
-    ptx = b""
-    prog = None
-    try:
-        prog = nvrtc.createProgram(job["source"], job["name"], [], [])
-        for expr in job.get("name_expressions", []):
-            nvrtc.addNameExpression(prog, expr)
-        try:
-            nvrtc.compileProgram(prog, job["options"])
-            header["ok"] = True
-        except nvrtc.NVRTCError as exc:
-            header["error"] = str(exc)[:500]
-            header["error_kind"] = "compile"
-        header["log"] = _as_text(nvrtc.getProgramLog(prog))
-        if header["ok"]:
-            for expr in job.get("name_expressions", []):
-                lowered[expr] = _as_text(nvrtc.getLoweredName(prog, expr))
-            cubin = bytes(nvrtc.getCUBIN(prog))
-            ptx = bytes(nvrtc.getPTX(prog)).rstrip(b"\x00")
-    except MemoryError:
-        header.update(ok=False, error="MemoryError", error_kind="memory")
-    except Exception as exc:  # an NVRTC failure outside compileProgram (e.g. out of memory)
-        text = str(exc)
-        kind = "memory" if "OUT_OF_MEMORY" in text.upper() else "internal"
-        header.update(ok=False, error=text[:500], error_kind=kind)
-    finally:
-        if prog is not None:
-            try:
-                nvrtc.destroyProgram(prog)
-            except Exception:
-                pass
-    return header, cubin, ptx
+def compile_one(nvrtc_compile, job):
+    """One job through the shared NVRTC call; the error text is capped at 500 characters."""
+    out = nvrtc_compile.compile_program(job["source"], job["name"], job["options"],
+                                        job.get("name_expressions", []))
+    header = {"ok": out.ok, "log": out.log, "lowered": out.lowered,
+              "error": None if out.error is None else out.error[:500], "error_kind": out.error_kind}
+    return header, out.cubin, out.ptx
 
 
-def _as_text(value):
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return str(value)
+def load_nvrtc_compile():
+    """nvrtc_compile.py, the engine's one NVRTC call, from this script's own folder (inside the
+    sandbox: /sandbox, where compiler/sandbox.py maps it read-only next to this file)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), NVRTC_COMPILE_FILE)
+    spec = importlib.util.spec_from_file_location("nvrtc_compile", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses looks its module up while building the class
+    spec.loader.exec_module(module)
+    return module
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from .. import codes
+from ..compiler.nvrtc_compile import compile_program, nvrtc_options
 from ..process_wide import ProcessWide
 from ..result import Message, Phase, Result, Verdict
 from ..sandboxing import kill_process_group, start_in_own_session, unsafe_unsandboxed_allowed, wait_readable
@@ -409,18 +410,14 @@ def compile_trusted(path: str, kernel_name: str, arch: str) -> bytes:
         hit = _ref_cache.get(key)
         if hit is not None:
             return hit[0]
-    from cupy.cuda import nvrtc
-
     with open(path, encoding="utf-8") as fh:
         src = fh.read()
-    prog = nvrtc.createProgram(src, os.path.basename(path), [], [])
-    try:
-        nvrtc.compileProgram(prog, [f"-arch={arch}", "--std=c++17", "-default-device"])
-        cubin = nvrtc.getCUBIN(prog)
-    except Exception as exc:
-        raise RuntimeError(f"reference {path} does not compile: {nvrtc.getProgramLog(prog)[:2000]}") from exc
-    finally:
-        nvrtc.destroyProgram(prog)
+    # the engine's one NVRTC call; no -Xptxas=-v: only the cubin is used here
+    out = compile_program(src, os.path.basename(path), nvrtc_options(arch, ptxas_verbose=False))
+    if not out.ok:
+        detail = out.log if out.error_kind == "compile" else (out.error or "")
+        raise RuntimeError(f"reference {path} does not compile: {detail[:2000]}")
+    cubin = out.cubin
     with _ref_lock:
         _ref_cache[key] = (cubin, kernel_name)
     return cubin
