@@ -26,6 +26,7 @@ from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
 from app.core.headers import SecurityHeadersMiddleware
 from app.core.migrate import require_head, upgrade_to_head
+from app.core.page_cache import PageCache
 from app.core.proxies import add_proxy_headers
 from app.ladder.routes import router as ladder_router
 from app.lessons.catalog import Catalog
@@ -36,7 +37,6 @@ from app.progress.routes import router as progress_api_router
 from app.reports.routes import router as reports_router
 from app.routes import apidocs, errors, language, pages
 from app.routes.bodies import EarlyRefusalMiddleware
-from app.routes.page_cache import PageCache
 from app.routes.static_files import CachedStaticFiles
 from app.stats import ViewCounter
 from app.submissions import runtime as submissions
@@ -81,7 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.views.flush(app.state.session_factory)
             app.state.engine.dispose()
 
-    # Bodies are capped per router and route while they are read (app/routes/bodies.py), not here: an
+    # Bodies are capped per router and route while they are read (app/core/bodies.py), not here: an
     # application-wide limit would answer refusals in English, around our error handlers.
     # /docs and /redoc are ours (app/routes/apidocs.py): served from static/, no CDN, no inline script.
     app = FastAPI(title=settings.site_name, lifespan=lifespan, docs_url=None, redoc_url=None,

@@ -20,19 +20,15 @@ import grimp
 ROOT = Path(__file__).resolve().parents[1]
 
 KNOWN = {
-    "accounts -> progress", "accounts -> routes", "accounts -> submissions",
-    "cluster -> submissions", "comments -> accounts", "comments -> notifications", "comments -> progress",
-    "comments -> routes", "core -> i18n", "graders -> accounts", "graders -> notifications",
-    "graders -> panel", "graders -> progress", "graders -> routes", "graders -> submissions", "i18n -> core",
-    "ladder -> accounts", "ladder -> progress", "ladder -> routes", "lessons -> accounts",
-    "lessons -> ladder", "notifications -> accounts", "notifications -> comments",
-    "notifications -> progress", "notifications -> reports",
-    "notifications -> routes", "notifications -> submissions", "panel -> accounts",
-    "panel -> routes", "panel -> submissions", "progress -> accounts", "progress -> lessons",
-    "progress -> routes", "reports -> accounts", "reports -> comments", "reports -> routes",
-    "routes -> accounts", "routes -> lessons", "routes -> progress", "submissions -> accounts",
-    "submissions -> cluster", "submissions -> graders", "submissions -> lessons", "submissions -> progress",
-    "submissions -> routes",
+    "accounts -> progress", "accounts -> submissions", "cluster -> submissions", "comments -> accounts",
+    "comments -> notifications", "comments -> progress", "core -> i18n", "graders -> accounts",
+    "graders -> notifications", "graders -> panel", "graders -> progress", "graders -> submissions",
+    "i18n -> core", "ladder -> accounts", "ladder -> progress", "lessons -> accounts", "lessons -> ladder",
+    "notifications -> accounts", "notifications -> comments", "notifications -> progress",
+    "notifications -> reports", "notifications -> submissions", "panel -> accounts", "panel -> submissions",
+    "progress -> accounts", "progress -> lessons", "reports -> accounts", "reports -> comments",
+    "submissions -> accounts", "submissions -> cluster", "submissions -> graders", "submissions -> lessons",
+    "submissions -> progress",
 }
 
 

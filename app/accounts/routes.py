@@ -15,11 +15,11 @@ from app.accounts.models import User
 from app.accounts.roles import ROLES
 from app.accounts.usernames import username_key
 from app.accounts.views import account_context, render, safe_next
+from app.core.bodies import make_router
 from app.core.ids import RowId
 from app.i18n.requests import require_lang
 from app.progress import ledger, service, xp_history
 from app.progress.registry import ACHIEVEMENTS, ACHIEVEMENTS_BY_ID
-from app.routes.bodies import make_router
 
 router = make_router()
 require_users_manage = require_permission("users.manage")

@@ -19,10 +19,10 @@ from app.comments.messages import CommentsError
 from app.comments.models import Comment
 from app.comments.permissions import can_moderate
 from app.comments.web import config, lesson_or_404, signed_in_writer, slugs, ui_lang
+from app.core.bodies import COMMENT_BODY_LIMIT, FORM_TEXT_BODY_LIMIT, make_router
 from app.core.config import LANGUAGES
 from app.core.ids import BodyRowId, OptionalRowIdQuery, PageNumber, RowId
 from app.i18n import ngettext_for
-from app.routes.bodies import COMMENT_BODY_LIMIT, FORM_TEXT_BODY_LIMIT, make_router
 
 router = make_router()
 

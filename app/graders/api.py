@@ -10,13 +10,13 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
+from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
 from app.core.jsonbody import JsonBodyError, loads_strict
 from app.core.openapi import CSVResponse
 from app.graders import listing, reviews
 from app.graders.messages import ERRORS, text
 from app.i18n.requests import api_lang
-from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 
 router = make_router(prefix="/api/graders", tags=["graders"])
 REVIEW = "submissions.review"

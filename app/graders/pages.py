@@ -16,6 +16,7 @@ from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
 from app.accounts.views import account_context, render
 from app.core import vocabulary as vocab
+from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
 from app.graders import listing, reviews
 from app.graders.api import act, exercise_titles
@@ -23,7 +24,6 @@ from app.graders.messages import DONE, ERRORS, text
 from app.i18n.requests import require_lang
 from app.panel.submission import present_submission
 from app.rendering.code import CudaCppLexer
-from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
 

@@ -8,11 +8,11 @@ from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import SESSION_COOKIE
+from app.core.bodies import make_router
 from app.core.config import LANGUAGES
 from app.ladder.embed import content_store
 from app.ladder.page import page_context_for, rung_source_html
 from app.progress.page_state import signed_in_view
-from app.routes.bodies import make_router
 
 router = make_router()
 

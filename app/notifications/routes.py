@@ -12,10 +12,10 @@ from app.accounts.deps import current_auth, db_session, require_auth
 from app.accounts.views import account_context, render
 from app.comments.permissions import can_moderate
 from app.comments.web import signed_in_writer, ui_lang
+from app.core.bodies import make_router
 from app.core.ids import RowId
 from app.i18n.requests import api_lang, require_lang
 from app.notifications import service
-from app.routes.bodies import make_router
 
 router = make_router()
 

@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import db_session, require_auth
 from app.accounts.roles import can
+from app.core.bodies import make_router
 from app.core.config import LANGUAGES
 from app.core.ids import RowId
 from app.i18n.requests import require_lang
@@ -19,7 +20,6 @@ from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
 from app.panel.submission import present_submission
-from app.routes.bodies import make_router
 from app.submissions.models import Submission
 from app.submissions.routes import _limits as submission_limits
 from app.submissions.routes import signed_in_with_csrf

@@ -9,7 +9,7 @@ Anything new that a template shows about the reader must be in reader_key().
 from __future__ import annotations
 
 from app.accounts.models import User
-from app.routes.page_cache import PageCache
+from app.core.page_cache import PageCache
 
 _USER_COLUMNS = tuple(c.key for c in User.__table__.columns)
 

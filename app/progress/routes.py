@@ -10,9 +10,9 @@ from app.accounts import users
 from app.accounts.deps import csrf_protect, db_session, require_auth, require_permission
 from app.accounts.messages import AccountsError
 from app.accounts.models import User
+from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.i18n.requests import api_lang
 from app.progress import ledger, service
-from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.templating import page_context
 
 router = make_router(prefix="/api")

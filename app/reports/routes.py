@@ -13,10 +13,10 @@ from app.comments import service as comments
 from app.comments.messages import CommentsError, message
 from app.comments.permissions import can_moderate
 from app.comments.web import config, lesson_or_404, signed_in_writer, ui_lang
+from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
 from app.i18n.requests import require_lang
 from app.reports import service
-from app.routes.bodies import FORM_TEXT_BODY_LIMIT, make_router
 
 router = make_router()
 HONEYPOT = "website"  # a field people never see; bots that fill every field give themselves away

@@ -7,8 +7,8 @@ from html import escape
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 
+from app.core.bodies import make_router
 from app.i18n.requests import preferred_language
-from app.routes.bodies import make_router
 
 router = make_router(include_in_schema=False)
 

@@ -6,9 +6,9 @@ import re
 from fastapi import Request
 from fastapi.responses import RedirectResponse
 
+from app.core.bodies import make_router
 from app.core.config import LANGUAGES
 from app.i18n.requests import COOKIE, preferred_language
-from app.routes.bodies import make_router
 
 COOKIE_MAX_AGE = 365 * 24 * 3600
 _SAFE_NEXT = re.compile(r"^/(ko|en)(/[A-Za-z0-9\-_/]*)?$")

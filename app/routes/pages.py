@@ -14,6 +14,8 @@ from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import SESSION_COOKIE
+from app.core.bodies import make_router
+from app.core.page_cache import STRIP_MARKER, CachedPage
 from app.i18n.requests import require_lang
 from app.lessons.catalog import Lesson
 from app.lessons.guide import guide_html
@@ -23,8 +25,6 @@ from app.progress.learner import LearnerState, visitor_state
 from app.progress.page_state import ReaderView, repeat_view, signed_in_view
 from app.progress.reader_pages import reader_key, reader_pages
 from app.rendering.markdown import MEASURED_PATTERN, render_markdown
-from app.routes.bodies import make_router
-from app.routes.page_cache import STRIP_MARKER, CachedPage
 from app.templating import page_context
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

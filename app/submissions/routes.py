@@ -11,9 +11,9 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, db_session, require_auth
 from app.accounts.roles import can
+from app.core.bodies import make_router
 from app.core.ids import RowId
 from app.i18n.requests import api_lang
-from app.routes.bodies import make_router
 from app.submissions import events, intake, queue
 from app.submissions.intake import MAX_BODY_BYTES
 from app.submissions.messages import ERRORS, SubmissionError, translate

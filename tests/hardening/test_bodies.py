@@ -10,7 +10,7 @@ import time
 import pytest
 
 from app.bench.submissions_server import Server
-from app.routes.bodies import COMMENT_BODY_LIMIT, DEFAULT_BODY_LIMIT, StrictJSONRoute
+from app.core.bodies import COMMENT_BODY_LIMIT, DEFAULT_BODY_LIMIT, StrictJSONRoute
 from tests.accounts.conftest import LESSON, page_csrf
 
 COMMENTS = f"/api/lessons/{LESSON}/comments"

@@ -8,8 +8,8 @@ import re
 import pytest
 
 import app.main  # noqa: F401  (builds an app: every route module is imported, ROUTES is full)
+from app.core.bodies import ROUTES
 from app.core.jsonbody import JsonBodyError, loads_strict
-from app.routes.bodies import ROUTES
 from tests.accounts.conftest import LESSON, page_csrf, set_role
 
 HUGE = str(2**63)

@@ -17,7 +17,7 @@ STRIP_MARKER = "<!--learner-strip-->"
 
 @dataclass
 class CachedPage:
-    deps: tuple  # objects the page was built from, compared by identity/equality
+    deps: tuple[Any, ...]  # objects the page was built from, compared by identity/equality
     before: bytes
     after: bytes
 
@@ -31,7 +31,7 @@ class PageCache:
         self._strips: dict[Any, bytes] = {}
         self.max_entries = max_entries
 
-    def page(self, key: Any, deps: tuple, build: Callable[[], str]) -> CachedPage:
+    def page(self, key: Any, deps: tuple[Any, ...], build: Callable[[], str]) -> CachedPage:
         cached = self._pages.get(key) if self.enabled else None
         if cached is not None and len(cached.deps) == len(deps) and all(a is b or a == b for a, b in zip(cached.deps, deps, strict=False)):
             return cached
