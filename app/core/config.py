@@ -17,9 +17,10 @@ from pathlib import Path
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.i18n import LANGUAGES as LANGUAGES  # the site's languages (app.i18n names them)
+
 # The repository root: app/core/config.py -> parents[2].
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-LANGUAGES = ("ko", "en")
 # A rate limit setting: "attempts/seconds" (e.g. "20/3600"), or several separated by commas.
 RATE = r"^\d+/\d+(\.\d+)?$"
 RATES = r"^\d+/\d+(\.\d+)?(,\d+/\d+(\.\d+)?)*$"

@@ -3,6 +3,9 @@
 Catalogs live in app/i18n/locales/<lang>/LC_MESSAGES/messages.{po,mo}. The .mo files are
 committed so a fresh clone works with ``pip install -e .``; ``python -m app i18n compile``
 rebuilds them and tests/web/test_i18n.py fails when a .po and its .mo disagree.
+
+The site's languages are named here (app.core.config re-exports them for the settings' readers):
+this package imports nothing of the app, so app.core (vocabulary, errors) builds on it.
 """
 from __future__ import annotations
 
@@ -11,8 +14,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from app.core.config import LANGUAGES
-
+LANGUAGES = ("ko", "en")
 LOCALES_DIR = Path(__file__).resolve().parent / "locales"
 DOMAIN = "messages"
 LANGUAGE_NAMES = {"ko": "한국어", "en": "English"}

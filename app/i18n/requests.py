@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from fastapi import HTTPException, Request
 
-from app.core.config import LANGUAGES
-from app.i18n import parse_accept_language
+from app.i18n import LANGUAGES, parse_accept_language
 
 COOKIE = "lang"
 

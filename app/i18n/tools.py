@@ -9,12 +9,13 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from app.core.config import LANGUAGES, PROJECT_ROOT
-from app.i18n import DOMAIN, LOCALES_DIR
+from app.i18n import DOMAIN, LANGUAGES, LOCALES_DIR
 
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2)}
 METHOD_MAP = [("app/**.py", "python"), ("templates/**.html", "jinja2")]
 JINJA_OPTIONS = {"templates/**.html": {"trim_blocks": "true", "lstrip_blocks": "true"}}
+# The repository root, where app/ and templates/ are: app/i18n/tools.py -> parents[2].
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def po_path(lang: str) -> Path:
