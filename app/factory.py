@@ -28,7 +28,6 @@ from app.core.headers import SecurityHeadersMiddleware
 from app.core.migrate import require_head, upgrade_to_head
 from app.core.page_cache import PageCache
 from app.core.proxies import add_proxy_headers
-from app.ladder.routes import router as ladder_router
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
@@ -37,6 +36,7 @@ from app.progress.routes import router as progress_api_router
 from app.reports.routes import router as reports_router
 from app.routes import apidocs, errors, language, pages
 from app.routes.bodies import EarlyRefusalMiddleware
+from app.routes.ladder import router as ladder_router
 from app.routes.static_files import CachedStaticFiles
 from app.stats import ViewCounter
 from app.submissions import runtime as submissions

@@ -1,1 +1,2 @@
-"""HTTP routes. pages.py: the HTML site; errors.py: 404/500 pages; language.py: the switch."""
+"""HTTP routes. pages.py: the HTML site; ladder.py: the GEMM ladder page; errors.py: 404/500 pages;
+language.py: the switch."""
