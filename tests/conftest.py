@@ -27,6 +27,7 @@ def make_settings(tmp_path: Path, **overrides):
         lessons_dir=REAL_LESSONS,
         results_dir=tmp_path / "results",
         catalog_check_interval=0.0,
+        freeze_heap=False,  # a frozen app is never collected: hundreds of test apps would pile up
     )
     values.update(overrides)
     # _env_file=None: a developer's .env must not leak into tests.
