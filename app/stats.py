@@ -7,7 +7,7 @@ import datetime as dt
 import threading
 from collections import Counter
 
-from sqlalchemy import select, update
+from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.lessons.models import LessonView
@@ -45,8 +45,3 @@ class ViewCounter:
                 self._pending.update(pending)
             raise
         return len(pending)
-
-
-def total_views(session: Session, slug: str) -> int:
-    rows = session.execute(select(LessonView.views).where(LessonView.slug == slug)).scalars()
-    return sum(rows)

@@ -193,10 +193,6 @@ class ReaderMemo:
                 self._opened.clear()
             self._opened.add(key)
 
-    def forget_user(self, user_id: int) -> None:
-        with self._lock:
-            self._states.pop(user_id, None)
-
 
 def memo_for(app_state) -> ReaderMemo:
     """One memo per application (so each test app starts empty)."""
