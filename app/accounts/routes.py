@@ -18,7 +18,8 @@ from app.accounts.views import account_context, render, safe_next
 from app.core.bodies import make_router
 from app.core.ids import RowId
 from app.i18n.requests import require_lang
-from app.progress import ledger, service, xp_history
+from app.progress import learner, ledger, xp_history
+from app.progress.achievements import earned_achievements, take_announcements
 from app.progress.registry import ACHIEVEMENTS, ACHIEVEMENTS_BY_ID
 
 router = make_router()
@@ -143,9 +144,9 @@ def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str |
              notice: str | None = None, error: str | None = None, status: int = 200):
     user = auth.user
     lessons = _visible_lessons(request)
-    state = service.learner_state(db, user, lessons, lang)
-    completed = service.completed_lessons(db, user)
-    earned = {a.achievement_id: a.earned_at for a in service.earned_achievements(db, user)}
+    state = learner.learner_state(db, user, lessons, lang)
+    completed = learner.completed_lessons(db, user)
+    earned = {a.achievement_id: a.earned_at for a in earned_achievements(db, user)}
     context = account_context(request, lang, "/profile", auth)
     context.update(
         learner=state, lesson_slugs=[lesson.slug for lesson in lessons],
@@ -158,7 +159,7 @@ def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str |
         # each submission row links to its lesson's exercise panel, which shows that submission
         exercise_pages={lesson.meta.exercise: f"/{lang}/lessons/{lesson.slug}" for lesson in lessons if lesson.meta.exercise},
         exercise_titles=_exercise_titles(request, lessons, lang), error=message(error, lang) if error else None,
-        announcements=service.take_announcements(db, user),
+        announcements=take_announcements(db, user),
     )
     db.commit()
     return render(request, "accounts/profile.html", context, status=status)
@@ -253,7 +254,7 @@ def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=De
     if confirm != "yes":
         raise AccountsError(400, "confirm_required")
     user = db.get(User, auth.user.id)
-    service.reset_progress(db, user)
+    learner.reset_progress(db, user)
     db.commit()
     return RedirectResponse(f"/{lang}/profile", status_code=303)
 

@@ -14,8 +14,8 @@ from app.comments.permissions import can_moderate
 from app.comments.text import is_blank, normalise
 from app.core.clock import utcnow
 from app.notifications import service as notify
-from app.progress import service as progress
 from app.progress.once import insert_once
+from app.progress.social import record_comment_posted, record_reply_marked_helpful
 
 
 def thread_for(db: Session, slug: str, *, create: bool = False) -> CommentThread | None:
@@ -80,7 +80,7 @@ def post(db: Session, cfg: CommentsConfig, user: User, slug: str, lang: str, bod
     db.flush()
     insert_once(db, CommentFollow, user_id=user.id, thread_id=thread.id, created_at=utcnow())
     notify.comment_posted(db, comment, parent)
-    progress.record_comment_posted(db, user, comment.id, lesson_slugs)
+    record_comment_posted(db, user, comment.id, lesson_slugs)
     return comment
 
 
@@ -138,7 +138,7 @@ def mark_helpful(db: Session, user: User, reply_id: int, lesson_slugs: frozenset
     db.refresh(reply)
     author = db.get(User, reply.author_id) if reply.author_id else None
     if author is not None:
-        progress.record_reply_marked_helpful(db, author, reply.id, marked_by=user.id, lesson_slugs=lesson_slugs)
+        record_reply_marked_helpful(db, author, reply.id, marked_by=user.id, lesson_slugs=lesson_slugs)
     return reply
 
 

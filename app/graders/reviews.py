@@ -1,7 +1,7 @@
 """Grader actions on one submission: a note, a verdict override, a re-run. Each is one audit row.
 
 An override flows through progress like a grading does (issue 17, item 3): it appends one
-``verdict_overridden`` event to the learner's event log (app.progress.service.record_verdict_override),
+``verdict_overridden`` event to the learner's event log (app.progress.grading.record_verdict_override),
 and XP, speed tiers and achievements are the same rules over the effective events
 (app.progress.verdicts): what the new verdict earns is paid as the same deeds a grading pays,
 achievements that the override takes away are revoked with a compensating ``achievement_revoked``
@@ -33,8 +33,10 @@ from app.accounts.models import User
 from app.core import vocabulary
 from app.core.clock import utcnow
 from app.progress import events as ev
-from app.progress import ledger, service, verdicts
+from app.progress import ledger, verdicts
+from app.progress.grading import record_verdict_override
 from app.progress.models import XpEntry
+from app.progress.xp import exercise_xp_from_specs
 from app.submissions import states
 from app.submissions.models import Submission, SubmissionReview
 from app.submissions.reviews import effective_verdict, reviews_for
@@ -73,7 +75,7 @@ def exercise_xp_now(db: Session, user: User, exercise_id: str, sub_ids: set[int]
 
 def exercise_xp_target(db: Session, user: User, exercise_id: str) -> int:
     """What it should pay, judged on the effective verdicts (app.progress.verdicts)."""
-    return verdicts.exercise_xp_target(ev.current_events(db, user), exercise_id, service.exercise_xp_from_specs())
+    return verdicts.exercise_xp_target(ev.current_events(db, user), exercise_id, exercise_xp_from_specs())
 
 
 def _lock_learner(db: Session, user_id: int) -> User | None:
@@ -154,7 +156,7 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
                              xp_delta=0, created_at=utcnow())
     db.add(entry)
     db.flush()  # the entry's id names the event, the compensating ledger row and the notification
-    service.record_verdict_override(db, learner, row.exercise_id, row.id, review_id=entry.id, before=before,
+    record_verdict_override(db, learner, row.exercise_id, row.id, review_id=entry.id, before=before,
                                     after=verdict, at=entry.created_at, lesson_slugs=lesson_slugs)
     _compensate(db, learner, row.exercise_id, f"override {before}->{verdict}: {reason}",
                 f"{_key(row.id)}:override:{entry.id}")
@@ -167,7 +169,7 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
 def rerun(db: Session, grader: User, sub_id: int, reason: str) -> SubmissionReview:
     """Queue a graded (or awaiting) submission again; the Result it replaces stays in the entry.
 
-    Paying XP again is safe: the progress service pays a submission's deeds once
+    Paying XP again is safe: progress pays a submission's deeds once
     (``record_grading_result`` is idempotent per submission id)."""
     row = _load(db, sub_id)
     if row.state not in (states.DONE, states.AWAITING_GPU):

@@ -21,11 +21,10 @@ from app.accounts import auth as authn
 from app.accounts.models import AuthSession
 from app.core.clock import utcnow
 from app.lessons.catalog import Lesson
-from app.progress import events as ev
-from app.progress import service
-from app.progress.learner import LearnerState
+from app.progress.achievements import award_achievements, take_announcements
+from app.progress.learner import LearnerState, learner_state
 from app.progress.reader_cache import load_reader, memo_for, peek_reader
-from app.progress.rules import local_day, zone
+from app.progress.reading import opened_day, record_lesson_opened
 
 
 @dataclass
@@ -101,12 +100,11 @@ def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: L
         wrote = False
         new = []
         if lesson is not None:
-            stored = ev.record_event(db, user, ev.LESSON_OPENED, subject=lesson.slug, lang=lang,
-                                     dedupe=f"{lesson.slug}:{lang}:{opened[4]}")
-            wrote = stored is not None
-            new = service.award_achievements(db, user, frozenset(slugs))
-        learner = service.learner_state(db, user, lessons, lang)
-        announcements = service.take_announcements(db, user)
+            assert opened is not None  # a lesson view has its 'lesson opened' key
+            wrote = record_lesson_opened(db, user, lesson, lang, day=opened[4]) is not None
+            new = award_achievements(db, user, frozenset(slugs))
+        learner = learner_state(db, user, lessons, lang)
+        announcements = take_announcements(db, user)
         db.commit()
         if opened is not None:
             memo.remember_opened(opened)
@@ -121,7 +119,6 @@ def _view_keys(user, fingerprint: tuple, lang: str, slugs: tuple, lesson: Lesson
     """The memo key of a view, and its 'lesson opened' key (user, epoch, lesson, language, local day)."""
     opened = None
     if lesson is not None:
-        day = local_day(utcnow(), zone(user.tz)).isoformat()
-        opened = (user.id, user.progress_epoch, lesson.slug, lang, day)
+        opened = (user.id, user.progress_epoch, lesson.slug, lang, opened_day(user))
     # lesson views also award achievements; a state from an index view (no award) is not reused for them
     return (fingerprint, lang, slugs, lesson is not None), opened

@@ -12,7 +12,10 @@ from app.accounts.messages import AccountsError
 from app.accounts.models import User
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.i18n.requests import api_lang
-from app.progress import ledger, service
+from app.progress import ledger
+from app.progress.achievements import award_achievements, earned_achievements, mark_announced
+from app.progress.learner import completed_lessons, learner_state, strip_json
+from app.progress.reading import complete_lesson, merge_browser_progress
 from app.templating import page_context
 
 router = make_router(prefix="/api")
@@ -40,15 +43,15 @@ def _strip_html(request: Request, lang: str, state, lessons) -> str:
 
 def _progress_json(db: Session, user: User, request: Request, lang: str) -> dict:
     lessons = _lessons(request)
-    completed = service.completed_lessons(db, user)
-    state = service.learner_state(db, user, lessons, lang)
+    completed = completed_lessons(db, user)
+    state = learner_state(db, user, lessons, lang)
     return {
         "user": {"username": user.username, "role": user.role, "tz": user.tz},
-        "strip": service.strip_json(state),
+        "strip": strip_json(state),
         "strip_html": _strip_html(request, lang, state, lessons),
         "lessons": {slug: when.isoformat() + "Z" for slug, when in completed.items()},
         "achievements": [{"id": a.achievement_id, "earned_at": a.earned_at.isoformat() + "Z"}
-                         for a in service.earned_achievements(db, user)],
+                         for a in earned_achievements(db, user)],
     }
 
 
@@ -67,9 +70,9 @@ def merge(body: MergeBody, request: Request, auth=Depends(require_auth), db: Ses
     """The visitor's localStorage progress joins the account: union, earliest time kept."""
     lang = api_lang(request)
     lessons = _lessons(request)
-    report = service.merge_browser_progress(db, auth.user, lessons, body.model_dump())
-    new = service.award_achievements(db, auth.user, frozenset(lesson.slug for lesson in lessons))
-    service.mark_announced(db, auth.user, new)
+    report = merge_browser_progress(db, auth.user, lessons, body.model_dump())
+    new = award_achievements(db, auth.user, frozenset(lesson.slug for lesson in lessons))
+    mark_announced(db, auth.user, new)
     db.commit()
     result = _progress_json(db, auth.user, request, lang)
     result.update(merged=report.merged, ignored=report.ignored, new_achievements=_achievements_json(new, lang))
@@ -88,9 +91,9 @@ def complete(slug: str, request: Request, body: CompleteBody | None = None, auth
     lesson = next((item for item in lessons if item.slug == slug), None)
     if lesson is None:
         raise AccountsError(404, "not_found")
-    service.complete_lesson(db, auth.user, lesson, body.lang if body else None)
-    new = service.award_achievements(db, auth.user, frozenset(item.slug for item in lessons))
-    service.mark_announced(db, auth.user, new)
+    complete_lesson(db, auth.user, lesson, body.lang if body else None)
+    new = award_achievements(db, auth.user, frozenset(item.slug for item in lessons))
+    mark_announced(db, auth.user, new)
     db.commit()
     result = _progress_json(db, auth.user, request, lang)
     result["new_achievements"] = _achievements_json(new, lang)

@@ -3,7 +3,7 @@
 The submissions table IS the queue. A request stores a row (``queued``) and answers at once;
 one dispatcher per GPU (a "lane") claims rows with an atomic UPDATE (a lease with an expiry and
 an owner), runs the engine's ``grade()`` in its own thread, writes the Result back into the row
-and pays XP through ``app.progress.service.record_grading_result`` exactly once.
+and pays XP through ``app.progress.grading.record_grading_result`` exactly once.
 
 Modules, one job each:
   models      the ``submission`` and ``dispatcher_lane`` tables

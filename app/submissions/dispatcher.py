@@ -309,7 +309,7 @@ class Dispatcher:
         self.notify(job.id)
 
     def _record(self, db: Session, row: Submission) -> None:
-        from app.progress.service import record_grading_result
+        from app.progress.grading import record_grading_result
         from kernels.engine.result import Result
 
         assert row.result is not None  # recorded rows are done, and a done row holds its Result

@@ -9,8 +9,11 @@ from app.accounts.models import User
 from app.core.db import make_engine, make_session_factory
 from app.core.migrate import upgrade_to_head
 from app.progress import events as ev
-from app.progress import ledger, service
+from app.progress import ledger
+from app.progress.grading import record_grading_result
 from app.progress.models import Event
+from app.progress.social import record_comment_posted, record_reply_marked_helpful
+from app.progress.xp import replay_history
 from kernels.engine import load_exercise
 from kernels.engine.result import Message, Resources, Result, Speedup, TierOutcome, Verdict
 
@@ -47,7 +50,7 @@ def test_pass_and_tiers_pay_spec_amounts_once(db):
         tiers=[TierOutcome("beat_naive", "naive", 1.05, True, 999), TierOutcome("beat_tiled", "tiled", 1.05, False, 999)],
         speedups=[Speedup("naive", size(), 3.0, 2.8, 3.1), Speedup("tiled", size(), 1.2, 1.1, 1.3)],
     )
-    summary = service.record_grading_result(db, user_of(db).id, "gemm", 1, result)
+    summary = record_grading_result(db, user_of(db).id, "gemm", 1, result)
     db.commit()
     # the Result's own xp numbers (999) are ignored: amounts come from the spec
     assert summary["xp_paid"] == spec.pass_xp + tiers["beat_naive"].xp
@@ -55,22 +58,22 @@ def test_pass_and_tiers_pay_spec_amounts_once(db):
     assert {"first_compile", "first_correct", "beat_naive", "beat_tiled"} <= ids and "double_tiled" not in ids
 
     # the same submission again, and a second passing submission: nothing pays twice
-    assert service.record_grading_result(db, user_of(db).id, "gemm", 1, result)["xp_paid"] == 0
-    assert service.record_grading_result(db, user_of(db).id, "gemm", 2, result)["xp_paid"] == 0
+    assert record_grading_result(db, user_of(db).id, "gemm", 1, result)["xp_paid"] == 0
+    assert record_grading_result(db, user_of(db).id, "gemm", 2, result)["xp_paid"] == 0
     db.commit()
     assert ledger.total_xp(db, user_of(db)) == spec.pass_xp + tiers["beat_naive"].xp
     # a later, faster submission pays only the newly met tier
     faster = passed(tiers=[TierOutcome("beat_tiled", "tiled", 1.05, True, 0)],
                     speedups=[Speedup("tiled", size(), 2.4, 2.1, 2.6)])
-    summary = service.record_grading_result(db, user_of(db).id, "gemm", 3, faster)
+    summary = record_grading_result(db, user_of(db).id, "gemm", 3, faster)
     assert summary["xp_paid"] == tiers["beat_tiled"].xp
     assert [a.id for a in summary["achievements"]] == ["double_tiled"]
 
 
 def test_submission_events_are_recorded_once(db):
     result = passed()
-    service.record_grading_result(db, user_of(db).id, "gemm", 7, result)
-    service.record_grading_result(db, user_of(db).id, "gemm", 7, result)
+    record_grading_result(db, user_of(db).id, "gemm", 7, result)
+    record_grading_result(db, user_of(db).id, "gemm", 7, result)
     kinds = [e.kind for e in db.scalars(select(Event))]
     assert kinds.count(ev.EXERCISE_ATTEMPTED) == 1 and kinds.count(ev.EXERCISE_PASSED) == 1
 
@@ -80,7 +83,7 @@ def test_submission_events_are_recorded_once(db):
 ])
 def test_failed_submissions_pay_nothing_but_count_compiles(db, verdict, compiled):
     result = Result(verdict=verdict, message=Message(verdict.value), exercise="gemm")
-    summary = service.record_grading_result(db, user_of(db).id, "gemm", 5, result)
+    summary = record_grading_result(db, user_of(db).id, "gemm", 5, result)
     assert summary["xp_paid"] == 0
     assert ({a.id for a in summary["achievements"]} == {"first_compile"}) is compiled
     assert ledger.total_xp(db, user_of(db)) == 0
@@ -88,21 +91,21 @@ def test_failed_submissions_pay_nothing_but_count_compiles(db, verdict, compiled
 
 def test_unavailable_gpu_counts_a_compile_only_when_it_compiled(db):
     no_gpu = Result(verdict=Verdict.UNAVAILABLE, message=Message("NO_GPU"), exercise="gemm")
-    assert service.record_grading_result(db, user_of(db).id, "gemm", 1, no_gpu)["achievements"] == []
+    assert record_grading_result(db, user_of(db).id, "gemm", 1, no_gpu)["achievements"] == []
     no_gpu.resources = Resources(registers=40)
-    assert [a.id for a in service.record_grading_result(db, user_of(db).id, "gemm", 2, no_gpu)["achievements"]] == ["first_compile"]
+    assert [a.id for a in record_grading_result(db, user_of(db).id, "gemm", 2, no_gpu)["achievements"]] == ["first_compile"]
 
 
 def test_unknown_user_is_an_error(db):
     with pytest.raises(LookupError):
-        service.record_grading_result(db, 999, "gemm", 1, passed())
+        record_grading_result(db, 999, "gemm", 1, passed())
 
 
 def test_comment_hooks_award_on_synthetic_events(db):
     user = user_of(db)
-    assert [a.id for a in service.record_comment_posted(db, user, 11)] == ["first_comment"]
-    assert service.record_reply_marked_helpful(db, user, 12, marked_by=user.id) == []  # own mark: no
-    assert [a.id for a in service.record_reply_marked_helpful(db, user, 13, marked_by=user.id + 1)] == ["helpful_reply"]
+    assert [a.id for a in record_comment_posted(db, user, 11)] == ["first_comment"]
+    assert record_reply_marked_helpful(db, user, 12, marked_by=user.id) == []  # own mark: no
+    assert [a.id for a in record_reply_marked_helpful(db, user, 13, marked_by=user.id + 1)] == ["helpful_reply"]
 
 
 def test_xp_rule_over_synthetic_events():
@@ -133,8 +136,8 @@ def test_replay_history_pays_what_events_are_worth_once(db, settings):
     ev.record_event(db, user, ev.EXERCISE_PASSED, subject="gemm", data={"tiers_met": ["beat_naive"]})
     spec = load_exercise("gemm")
     expected = lessons[0].meta.xp + spec.pass_xp + {t.id: t.xp for t in spec.tiers}["beat_naive"]
-    first = service.replay_history(db, user, lessons)
+    first = replay_history(db, user, lessons)
     assert first["xp_paid"] == expected == ledger.total_xp(db, user)
     assert {a.id for a in first["achievements"]} == {"first_lesson", "first_correct"}
-    again = service.replay_history(db, user, lessons)
+    again = replay_history(db, user, lessons)
     assert again == {"xp_paid": 0, "achievements": []} and ledger.total_xp(db, user) == expected

@@ -10,8 +10,10 @@ from sqlalchemy import func, select
 from app.accounts.models import User
 from app.core.db import make_engine, make_session_factory
 from app.core.migrate import upgrade_to_head
-from app.progress import ledger, service
+from app.progress import ledger
+from app.progress.learner import completed_lessons, reset_progress
 from app.progress.models import XpEntry
+from app.progress.reading import complete_lesson
 from app.progress.registry import level_for_xp, xp_to_leave
 
 
@@ -74,7 +76,7 @@ def test_concurrent_lesson_completion_through_the_service(db_factory, settings):
         with db_factory() as db:
             user = db.get(User, user_id)
             barrier.wait()
-            service.complete_lesson(db, user, lesson, "en")
+            complete_lesson(db, user, lesson, "en")
             db.commit()
 
     threads = [threading.Thread(target=worker) for _ in range(8)]
@@ -83,7 +85,7 @@ def test_concurrent_lesson_completion_through_the_service(db_factory, settings):
     with db_factory() as db:
         user = db.get(User, user_id)
         assert ledger.total_xp(db, user) == lesson.meta.xp
-        assert list(service.completed_lessons(db, user)) == ["naive-vs-tiled-gemm"]
+        assert list(completed_lessons(db, user)) == ["naive-vs-tiled-gemm"]
 
 
 def test_total_is_the_sum_and_adjustments_compensate(db_factory):
@@ -117,7 +119,7 @@ def test_reset_voids_keeps_rows_and_lets_deeds_pay_again(db_factory):
     with db_factory() as db:
         user = db.get(User, user_id)
         ledger.pay(db, user, "lesson", "a", 30)
-        service.reset_progress(db, user)
+        reset_progress(db, user)
         db.commit()
         assert ledger.total_xp(db, user) == 0
         rows = ledger.history(db, user)

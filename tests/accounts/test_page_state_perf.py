@@ -135,13 +135,13 @@ def test_reset_shows_at_once(user_client, app):
 
 
 def test_achievement_earned_elsewhere_is_announced_on_the_next_view(user_client, app):
-    from app.progress import service
+    from app.progress.social import record_comment_posted
 
     path = f"/ko/lessons/{LESSON}"
     for _ in range(3):
         assert 'class="announce__item"' not in user_client.get(path).text
     with app.state.session_factory() as db:
-        service.record_comment_posted(db, db.scalar(select(User)), 1)
+        record_comment_posted(db, db.scalar(select(User)), 1)
         db.commit()
     assert 'class="announce__item"' in user_client.get(path).text
     assert 'class="announce__item"' not in user_client.get(path).text

@@ -98,11 +98,11 @@ def test_new_achievements_are_announced_once(user_client, app):
     assert [a["id"] for a in answer["new_achievements"]] == ["first_lesson"]
     assert 'class="announce__item"' not in user_client.get("/en/").text  # already shown by the script
     # earned elsewhere (e.g. by the grader) -> announced on the next page, then not again
-    from app.progress import service
+    from app.progress.social import record_comment_posted
 
     with app.state.session_factory() as db:
         user = db.scalar(select(User))
-        service.record_comment_posted(db, user, 1)
+        record_comment_posted(db, user, 1)
         db.commit()
     page = user_client.get("/ko/").text
     assert "업적 달성" in page and "첫 댓글" in page

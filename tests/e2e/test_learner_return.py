@@ -28,14 +28,14 @@ def _complete_first_lesson(live, username: str) -> str:
     from app.accounts.models import User
     from app.bench.web import PROJECT_ROOT
     from app.lessons.catalog import load_catalog
-    from app.progress import service
+    from app.progress.reading import complete_lesson
     from app.templating import STATIC_DIR
 
     lessons = [lesson for lesson in load_catalog(PROJECT_ROOT / "lessons", STATIC_DIR, PROJECT_ROOT / "kernels").lessons
                if lesson.published]
     with live.state.session_factory() as db:
         user = db.scalar(select(User).where(User.username == username))
-        service.complete_lesson(db, user, lessons[0], "en")
+        complete_lesson(db, user, lessons[0], "en")
         db.commit()
     return lessons[1].slug
 

@@ -12,7 +12,9 @@ import pytest
 from app.accounts.models import User
 from app.core.db import make_engine, make_session_factory
 from app.core.migrate import upgrade_to_head
-from app.progress import ledger, service
+from app.progress import ledger
+from app.progress.learner import reset_progress
+from app.progress.reading import complete_lesson
 
 
 @pytest.fixture
@@ -38,7 +40,7 @@ def test_a_stale_epoch_payment_cannot_make_a_deed_live_twice(db_factory):
         stale = db.get(User, user_id)
         stale_epoch = stale.progress_epoch
         with db_factory() as other:  # the reset commits in between
-            service.reset_progress(other, other.get(User, user_id))
+            reset_progress(other, other.get(User, user_id))
             other.commit()
         # the completion that read epoch 0 pays now, after the reset ...
         stale.progress_epoch = stale_epoch
@@ -70,7 +72,7 @@ def test_resets_racing_completions_never_pay_past_the_maximum(db_factory, settin
                 with db_factory() as db:
                     user = db.get(User, user_id)
                     barrier.wait()
-                    service.complete_lesson(db, user, lesson, "en")
+                    complete_lesson(db, user, lesson, "en")
                     db.commit()
             except Exception as exc:  # noqa: BLE001 - a lost race may fail to commit; never a double pay
                 if "database is locked" not in str(exc) and "could not serialize" not in str(exc):
@@ -80,7 +82,7 @@ def test_resets_racing_completions_never_pay_past_the_maximum(db_factory, settin
             with db_factory() as db:
                 user = db.get(User, user_id)
                 barrier.wait()
-                service.reset_progress(db, user)
+                reset_progress(db, user)
                 db.commit()
 
         threads = [threading.Thread(target=complete, args=(lessons[i % len(lessons)],)) for i in range(8)]

@@ -55,7 +55,7 @@ def insert_graded(app, username: str, result, *, source: str = "// kernel\n", cr
     from sqlalchemy import select
 
     from app.accounts.models import User
-    from app.progress.service import record_grading_result
+    from app.progress.grading import record_grading_result
     from app.submissions.models import Submission
 
     now = created or dt.datetime.utcnow()
