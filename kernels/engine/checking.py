@@ -8,18 +8,29 @@ is imported from there like kernels.engine.gpu itself (the worker runs as
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
+
+# sizes of one run ({"M": 1024, ...}), the named input arrays, and a first-mismatch record
+# ({"index": [...], "got": float, "expected": float}, sent to the parent as JSON)
+Sizes = Mapping[str, int]
+Inputs = dict[str, np.ndarray]
+Mismatch = dict[str, Any]
 
 U32 = 2.0 ** -24  # unit roundoff of float32
 
 
-def uniform_f32(rng: np.random.Generator, shape) -> np.ndarray:
+def uniform_f32(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     # Uniform in [-1, 1), drawn directly in float32 (fast at 4096 x 4096): zero mean, never all
     # zeros, and no structure a kernel could exploit.
-    return rng.random(shape, dtype=np.float32) * np.float32(2.0) - np.float32(1.0)
+    out: np.ndarray = rng.random(shape, dtype=np.float32) * np.float32(2.0) - np.float32(1.0)
+    return out
 
 
-def tolerance_c(tolerance: dict | None, default_c: float) -> float:
+def tolerance_c(tolerance: Mapping[str, Any] | None, default_c: float) -> float:
     """lambda of the probabilistic bound: the spec's tolerance.c, else the exercise's default."""
     return float((tolerance or {}).get("c", default_c))
 
@@ -32,20 +43,23 @@ def sample_indices(n: int, sample: np.random.Generator | None, count: int) -> np
     return np.unique(np.concatenate([sample.choice(n, count, replace=False), [n - 1]]))
 
 
-def summation_bound(c: float, n_terms: int, abs_sum, ref):
+def summation_bound(c: float, n_terms: int, abs_sum: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """|float32 result - float64 reference| allowed for sums of n_terms float32 products whose
     absolute values add up to abs_sum: c * sqrt(n) * u * abs_sum + u * |ref| (each spec.yaml
     says why)."""
-    return c * np.sqrt(n_terms) * U32 * abs_sum + U32 * np.abs(ref)
+    bound: np.ndarray = c * np.sqrt(n_terms) * U32 * abs_sum + U32 * np.abs(ref)
+    return bound
 
 
-def out_of_bound(got, ref, tol) -> np.ndarray:
+def out_of_bound(got: np.ndarray, ref: np.ndarray, tol: np.ndarray) -> np.ndarray:
     """Where got is NaN, infinite or farther than tol from ref (got, ref: float64 arrays)."""
     with np.errstate(invalid="ignore"):
-        return ~np.isfinite(got) | ~(np.abs(got - ref) <= tol)
+        bad: np.ndarray = ~np.isfinite(got) | ~(np.abs(got - ref) <= tol)
+        return bad
 
 
-def first_mismatch(bad: np.ndarray, got, expected, index_of=None) -> dict | None:
+def first_mismatch(bad: np.ndarray, got: np.ndarray, expected: np.ndarray,
+                   index_of: Callable[[tuple[int, ...]], Sequence[Any]] | None = None) -> Mismatch | None:
     """None when nothing is bad, else {"index", "got", "expected"} of the first bad element as
     plain Python numbers. index_of maps a position in ``bad`` to the output's own index
     (the checked elements may be a sample)."""
@@ -58,17 +72,19 @@ def first_mismatch(bad: np.ndarray, got, expected, index_of=None) -> dict | None
 
 # ---- sums along one axis of a matrix X (col_sum: axis 0, row_sum: axis 1) -----------------
 
-def axis_sum_inputs(sizes: dict, rng: np.random.Generator) -> dict:
+def axis_sum_inputs(sizes: Sizes, rng: np.random.Generator) -> Inputs:
     return {"X": uniform_f32(rng, (sizes["rows"], sizes["cols"]))}
 
 
-def axis_sum_reference(inputs: dict, sizes: dict, *, axis: int) -> np.ndarray:
-    return inputs["X"].astype(np.float64).sum(axis=axis)
+def axis_sum_reference(inputs: Inputs, sizes: Sizes, *, axis: int) -> np.ndarray:
+    ref: np.ndarray = inputs["X"].astype(np.float64).sum(axis=axis)
+    return ref
 
 
-def check_axis_sums(got, inputs: dict, sizes: dict, *, tolerance: dict | None = None,
+def check_axis_sums(got: npt.ArrayLike, inputs: Inputs, sizes: Sizes, *,
+                    tolerance: Mapping[str, Any] | None = None,
                     sample: np.random.Generator | None = None, axis: int, default_c: float,
-                    sample_count: int) -> dict | None:
+                    sample_count: int) -> Mismatch | None:
     """reference.py's check() for out = X summed along ``axis``: each sum of n terms must be
     within c * sqrt(n) * u * sum|x| + u * |ref|. On timed runs, ``sample_count`` random
     outputs plus the last are checked."""
@@ -86,7 +102,7 @@ def check_axis_sums(got, inputs: dict, sizes: dict, *, tolerance: dict | None = 
 
 # ---- C = A @ B (gemm, gemm_fast) -----------------------------------------------------------
 
-def matmul_inputs(sizes: dict, rng: np.random.Generator) -> dict:
+def matmul_inputs(sizes: Sizes, rng: np.random.Generator) -> Inputs:
     M, N, K = sizes["M"], sizes["N"], sizes["K"]
     return {
         "A": uniform_f32(rng, (M, K)),
@@ -94,13 +110,15 @@ def matmul_inputs(sizes: dict, rng: np.random.Generator) -> dict:
     }
 
 
-def matmul_reference(inputs: dict, sizes: dict) -> np.ndarray:
-    return inputs["A"].astype(np.float64) @ inputs["B"].astype(np.float64)
+def matmul_reference(inputs: Inputs, sizes: Sizes) -> np.ndarray:
+    ref: np.ndarray = inputs["A"].astype(np.float64) @ inputs["B"].astype(np.float64)
+    return ref
 
 
-def check_matmul(got, inputs: dict, sizes: dict, *, tolerance: dict | None = None,
+def check_matmul(got: npt.ArrayLike, inputs: Inputs, sizes: Sizes, *,
+                 tolerance: Mapping[str, Any] | None = None,
                  sample: np.random.Generator | None = None, default_c: float,
-                 sample_rows: int) -> dict | None:
+                 sample_rows: int) -> Mismatch | None:
     """reference.py's check() for C = A @ B: tol_ij = c * sqrt(K) * u * (|A| @ |B|)_ij + u * |ref_ij|.
     On timed runs, ``sample_rows`` random rows plus the last are checked."""
     c = tolerance_c(tolerance, default_c)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -284,7 +284,7 @@ def parse_spec(raw: Any, spec_path: str | Path) -> Exercise:
     )
 
 
-def _parse_kernel(v: _Validator, k: dict) -> KernelSpec:
+def _parse_kernel(v: _Validator, k: dict[str, Any]) -> KernelSpec:
     name = v.string(k, "name", prefix="kernel.", pattern=IDENT_RE)
     params_raw = v.get(k, "params", "kernel.")
     if not isinstance(params_raw, list) or not params_raw:
@@ -327,7 +327,7 @@ def _parse_kernel(v: _Validator, k: dict) -> KernelSpec:
     return KernelSpec(name=name, params=tuple(params))
 
 
-def _grid_dim(v: _Validator, og: dict, key: str, size_names: tuple[str, ...]) -> str | int:
+def _grid_dim(v: _Validator, og: dict[str, Any], key: str, size_names: tuple[str, ...]) -> str | int:
     val = v.get(og, key, "output_grid.")
     if isinstance(val, bool) or not isinstance(val, (int, str)):
         v.fail("output_grid." + key, "must be a size name or a positive integer")
@@ -350,7 +350,8 @@ def _parse_launch(v: _Validator, raw: Any, key: str) -> LaunchSpec:
     return LaunchSpec(block=tuple(block), tile=tuple(tile), smem=smem)  # type: ignore[arg-type]
 
 
-def _parse_sizes(v: _Validator, sizes_raw: dict, which: str, names: tuple[str, ...], required: bool):
+def _parse_sizes(v: _Validator, sizes_raw: dict[str, Any], which: str, names: tuple[str, ...],
+                 required: bool) -> tuple[dict[str, int], ...]:
     lst = sizes_raw.get(which)
     if lst is None and not required:
         return ()
@@ -377,17 +378,17 @@ class _Validator:
     def fail(self, key: str, problem: str) -> NoReturn:
         raise ExerciseSpecError(self.file, key, problem)
 
-    def mapping(self, value: Any, key: str) -> dict:
+    def mapping(self, value: Any, key: str) -> dict[str, Any]:
         if not isinstance(value, dict):
             self.fail(key, "must be a mapping")
         return value
 
-    def get(self, m: dict, key: str, prefix: str = "") -> Any:
+    def get(self, m: dict[str, Any], key: str, prefix: str = "") -> Any:
         if key not in m:
             self.fail(prefix + key, "is required")
         return m[key]
 
-    def string(self, m: dict, key: str, prefix: str = "", pattern: re.Pattern | None = None) -> str:
+    def string(self, m: dict[str, Any], key: str, prefix: str = "", pattern: re.Pattern[str] | None = None) -> str:
         val = self.get(m, key, prefix)
         if not isinstance(val, str) or not val.strip():
             self.fail(prefix + key, "must be a non-empty string")
@@ -395,19 +396,19 @@ class _Validator:
             self.fail(prefix + key, f"{val!r} does not match {pattern.pattern}")
         return val
 
-    def integer(self, m: dict, key: str, prefix: str = "", minimum: int = 0) -> int:
+    def integer(self, m: dict[str, Any], key: str, prefix: str = "", minimum: int = 0) -> int:
         val = self.get(m, key, prefix)
         if isinstance(val, bool) or not isinstance(val, int) or val < minimum:
             self.fail(prefix + key, f"must be an integer >= {minimum}")
         return val
 
-    def number(self, m: dict, key: str, prefix: str = "", positive: bool = False) -> float:
+    def number(self, m: dict[str, Any], key: str, prefix: str = "", positive: bool = False) -> float:
         val = self.get(m, key, prefix)
         if isinstance(val, bool) or not isinstance(val, (int, float)) or (positive and not val > 0):
             self.fail(prefix + key, "must be a positive number" if positive else "must be a number")
         return float(val)
 
-    def int_list(self, m: dict, key: str, n: int, prefix: str = "") -> list[int]:
+    def int_list(self, m: dict[str, Any], key: str, n: int, prefix: str = "") -> list[int]:
         val = self.get(m, key, prefix)
         if (not isinstance(val, list) or len(val) != n
                 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in val)):
@@ -426,7 +427,7 @@ def _display_path(file: str | Path) -> str:
 
 # ---- a tiny, safe arithmetic evaluator for work.expr ------------------------------------
 
-_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+_BINOPS: dict[type[ast.operator], Callable[[float, float], float]] = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
            ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b,
            ast.FloorDiv: lambda a, b: a // b}
 

@@ -17,6 +17,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from . import codes
@@ -74,7 +75,7 @@ def grade(exercise_id: str, source: str | bytes, launch: Any = None,
             result.phases = clock.timings
         return result
 
-    def fail(verdict: Verdict, code: str, params: dict | None = None, **extra: Any) -> Result:
+    def fail(verdict: Verdict, code: str, params: dict[str, Any] | None = None, **extra: Any) -> Result:
         return finish(Result(verdict=verdict, message=Message(code, dict(params or {})), **extra))
 
     try:
@@ -155,7 +156,7 @@ def _launch_info(plan: LaunchPlan, exercise: Exercise) -> LaunchInfo:
                       grid=list(plan.grid(exercise, exercise.largest_timing_size)))
 
 
-def _gpu_module():
+def _gpu_module() -> ModuleType | Result | None:
     """The GPU part, None when it is not installed here, or a Result explaining an import fault."""
     if importlib.util.find_spec(GPU_MODULE) is None:
         return None
@@ -166,7 +167,7 @@ def _gpu_module():
         return Result(verdict=Verdict.UNAVAILABLE, message=Message(codes.UNAVAILABLE_INTERNAL, {"stage": "gpu_import"}))
 
 
-def _gpu_available(gpu) -> bool:
+def _gpu_available(gpu: ModuleType) -> bool:
     probe = getattr(gpu, "gpu_available", None)
     if probe is None:  # the GPU part is not complete here
         return False

@@ -21,7 +21,10 @@ import json
 import math
 from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 SCHEMA_VERSION = "kernels-result/1"
 
@@ -254,7 +257,10 @@ _NESTED: dict[tuple[type, str], tuple[str, type]] = {
 }
 
 
-def _from_dict(cls: type, data: dict[str, Any]) -> Any:
+_T = TypeVar("_T", bound="DataclassInstance")  # the Result dataclasses
+
+
+def _from_dict(cls: type[_T], data: dict[str, Any]) -> _T:
     if not isinstance(data, dict):
         raise ValueError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
     known = {f.name for f in fields(cls)}

@@ -103,7 +103,7 @@ def _find_nvrtc() -> str:
         raise SandboxUnavailable("NVRTC_MISSING", str(exc)[:200]) from exc
     if not loaded.abs_path:
         raise SandboxUnavailable("NVRTC_MISSING", "no absolute path for libnvrtc")
-    return os.path.realpath(loaded.abs_path)
+    return os.path.realpath(str(loaded.abs_path))  # LoadedDL (cuda.pathfinder: untyped here)
 
 
 # Files that make a header folder complete for every allowed header (mma.h needs crt/mma.h).

@@ -28,7 +28,7 @@ from .cache import CubinCache, cache_key
 from .logs import learner_log, parse_ptxas_resources
 from .sandbox import SandboxUnavailable, available_headers, find_toolchain
 from .signature import check_code, check_lowered_name, classify_check_errors, name_expression
-from .worker_client import CompileWorker, WorkerDied, WorkerTimeout
+from .worker_client import CompileWorker, RawCompile, WorkerDied, WorkerTimeout
 
 logger = logging.getLogger(__name__)
 _ARCH_RE = re.compile(r"^sm_\d{2,3}[a-z]?$")
@@ -175,7 +175,7 @@ class Compiler:
 
     # ---- internals -------------------------------------------------------------------
 
-    def _run_worker(self, text: str, options: list[str], names: list[str]):
+    def _run_worker(self, text: str, options: list[str], names: list[str]) -> RawCompile:
         # A sandbox that failed to start is not retried on every submission.
         if self._unavailable and time.monotonic() - self._unavailable[0] < 30:
             raise self._unavailable_error(self._unavailable[1])

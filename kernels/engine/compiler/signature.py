@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from typing import Any
 
 from .. import codes
 from ..exercise import KernelSpec
@@ -55,7 +56,7 @@ def name_expression(kernel: KernelSpec) -> str:
     return kernel.name
 
 
-def classify_check_errors(kernel: KernelSpec, errors: Iterable[Diagnostic]) -> tuple[str, dict]:
+def classify_check_errors(kernel: KernelSpec, errors: Iterable[Diagnostic]) -> tuple[str, dict[str, Any]]:
     """Message code + params for errors that came from the appended check (not learner code)."""
     texts = [e.text for e in errors]
     expected = kernel.declaration()
@@ -69,7 +70,7 @@ def classify_check_errors(kernel: KernelSpec, errors: Iterable[Diagnostic]) -> t
     return codes.COMPILE_SIGNATURE_MISMATCH, base
 
 
-def check_lowered_name(kernel: KernelSpec, lowered: dict[str, str]) -> tuple[str, dict] | None:
+def check_lowered_name(kernel: KernelSpec, lowered: dict[str, str]) -> tuple[str, dict[str, Any]] | None:
     """None when the kernel is extern "C" (its symbol is its plain name)."""
     got = lowered.get(name_expression(kernel))
     if got == kernel.name:

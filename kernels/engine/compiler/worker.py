@@ -27,12 +27,14 @@ import os
 import resource
 import struct
 import sys
+from types import ModuleType
+from typing import IO, Any
 
 # The shared NVRTC call (kernels/engine/compiler/nvrtc_compile.py), a sibling of this file.
 NVRTC_COMPILE_FILE = "nvrtc_compile.py"
 
 
-def read_frame(stream):
+def read_frame(stream: IO[bytes]) -> bytes | None:
     head = stream.read(4)
     if len(head) < 4:
         return None
@@ -43,22 +45,22 @@ def read_frame(stream):
     return data
 
 
-def write_frame(stream, payload):
+def write_frame(stream: IO[bytes], payload: bytes) -> None:
     stream.write(struct.pack(">I", len(payload)))
     stream.write(payload)
 
 
-def send_json(stream, obj):
+def send_json(stream: IO[bytes], obj: dict[str, Any]) -> None:
     write_frame(stream, json.dumps(obj).encode("utf-8"))
     stream.flush()
 
 
-def cpu_used():
+def cpu_used() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
 
 
-def arm_cpu_limit(seconds):
+def arm_cpu_limit(seconds: float) -> None:
     """Allow `seconds` more CPU from now on; past that the kernel sends SIGXCPU."""
     soft = int(cpu_used() + seconds) + 1
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)
@@ -67,14 +69,14 @@ def arm_cpu_limit(seconds):
     resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
-def set_static_limits(data_bytes):
+def set_static_limits(data_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))
     if data_bytes:
         resource.setrlimit(resource.RLIMIT_DATA, (data_bytes, data_bytes))
 
 
-def main():
+def main() -> int:
     config = json.loads(sys.argv[1])
     # Nothing may write to the protocol stream but us: move it to its own descriptor and point
     # fd 1 (where a C library might print) at stderr.
@@ -119,7 +121,7 @@ def main():
         out.flush()
 
 
-def compile_one(nvrtc_compile, job):
+def compile_one(nvrtc_compile: ModuleType, job: dict[str, Any]) -> tuple[dict[str, Any], bytes, bytes]:
     """One job through the shared NVRTC call; the error text is capped at 500 characters."""
     out = nvrtc_compile.compile_program(job["source"], job["name"], job["options"],
                                         job.get("name_expressions", []))
@@ -128,7 +130,7 @@ def compile_one(nvrtc_compile, job):
     return header, out.cubin, out.ptx
 
 
-def load_nvrtc_compile():
+def load_nvrtc_compile() -> ModuleType:
     """nvrtc_compile.py, the engine's one NVRTC call, from this script's own folder (inside the
     sandbox: /sandbox, where compiler/sandbox.py maps it read-only next to this file)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), NVRTC_COMPILE_FILE)

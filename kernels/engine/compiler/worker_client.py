@@ -15,7 +15,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from ..sandboxing import kill_process_group, start_in_own_session, unsafe_unsandboxed_allowed, wait_readable
 from .sandbox import UNSAFE_ENV, SandboxUnavailable, Toolchain, find_toolchain, worker_argv
@@ -60,13 +60,13 @@ class CompileWorker:
     def __init__(self, settings: WorkerSettings | None = None, toolchain: Toolchain | None = None):
         self.settings = settings or WorkerSettings()
         self._toolchain = toolchain
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
         self._jobs = 0
         self._lock = threading.Lock()
-        self.nvrtc_version: tuple[int, int] | None = None
+        self.nvrtc_version: tuple[int, ...] | None = None  # (13, 0) once started
         self.starts = 0  # how many processes were started (tests watch recycling)
-        self.hello: dict = {}
+        self.hello: dict[str, Any] = {}
 
     @property
     def sandboxed(self) -> bool:
@@ -105,7 +105,7 @@ class CompileWorker:
         if not hello.get("ready"):
             self.stop()
             raise SandboxUnavailable("NVRTC_MISSING", f"{hello.get('error')}: {hello.get('detail')}")
-        self.nvrtc_version = tuple(hello.get("nvrtc_version") or ())  # type: ignore[assignment]
+        self.nvrtc_version = tuple(int(v) for v in hello.get("nvrtc_version") or ())
         self.hello = hello  # limits, environment variable names, pid: what tests check
 
     def stop(self) -> None:
@@ -206,7 +206,7 @@ class CompileWorker:
             return ""
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGKILL the worker's whole process group (bwrap and everything under it)."""
     kill_process_group(proc.pid)
     try:

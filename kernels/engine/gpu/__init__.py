@@ -14,6 +14,14 @@ import functools
 import glob
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..compiler import CompiledKernel
+    from ..exercise import Exercise
+    from ..launch import LaunchPlan
+    from ..result import Result
 
 __all__ = ["gpu_available", "run_job"]
 
@@ -38,7 +46,8 @@ def gpu_available() -> bool:
     return _probe() if forced is None else forced
 
 
-def run_job(exercise, compiled, launch_plan, on_phase=None, **kwargs):
+def run_job(exercise: Exercise, compiled: CompiledKernel, launch_plan: LaunchPlan | dict[str, Any],
+            on_phase: Callable[[str], object] | None = None, **kwargs: Any) -> Result:
     from .runner import run_job as _run
 
     return _run(exercise, compiled, launch_plan, on_phase, **kwargs)

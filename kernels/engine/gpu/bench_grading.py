@@ -20,6 +20,7 @@ import secrets
 import statistics
 import sys
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..exercise import load_exercise
@@ -37,7 +38,7 @@ def _wait_spare() -> None:
         r._warming.join(120)
 
 
-def _p95(xs):
+def _p95(xs: Iterable[float]) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
 
@@ -49,7 +50,7 @@ def _launch_line(source: str) -> str:
     return found.group(1)
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=8, help="gradings per turnaround case")
     ap.add_argument("--exercise", default="gemm")

@@ -18,11 +18,16 @@ import json
 import os
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..exercise import list_exercises, load_exercise
+from ..exercise import Exercise, list_exercises, load_exercise
 from ..result import GpuInfo
+
+if TYPE_CHECKING:
+    from ..compiler import CompiledKernel
+    from ..launch import LaunchPlan
 
 LABELS = {
     "col_sum": {"naive": "naive (one block per column, strided reads)",
@@ -45,7 +50,7 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "gpu"
 
 
-def _compile(ex, path: Path):
+def _compile(ex: Exercise, path: Path) -> CompiledKernel:
     from ..compiler import get_compiler
     from ..policy import check_source
 
@@ -53,14 +58,14 @@ def _compile(ex, path: Path):
                                   headers=ex.headers)
 
 
-def _launch(ex, path: Path):
+def _launch(ex: Exercise, path: Path) -> LaunchPlan:
     from ..launch import validate_launch
 
     m = LAUNCH_RE.search(path.read_text(encoding="utf-8"))
     return validate_launch(json.loads(m.group(1)) if m else ex.launch_defaults.as_request(), ex)
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[2] / "results"))
     ap.add_argument("--seconds", type=float, default=4.0, help="timing budget per exercise")

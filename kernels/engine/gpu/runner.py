@@ -25,10 +25,10 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .. import codes
 from ..compiler.nvrtc_compile import compile_program, nvrtc_options
@@ -38,7 +38,17 @@ from ..sandboxing import kill_process_group, start_in_own_session, unsafe_unsand
 from ..settings import engine_settings
 from . import sandbox
 
+if TYPE_CHECKING:
+    from ..compiler import CompiledKernel
+    from ..exercise import Exercise
+    from ..launch import LaunchPlan
+
 log = logging.getLogger(__name__)
+
+# One line of the worker's protocol ({"ev": "phase" | "watch" | "result" | ...}) and one job sent
+# to it: JSON objects whose keys the worker and this module agree on (gpu/protocol.py).
+Event = dict[str, Any]
+Job = dict[str, Any]
 
 OUTPUT_CAP = 16 * 1024  # bytes of learner device output kept
 
@@ -54,7 +64,7 @@ class Limits:
     printf_bytes: int = 64 * 1024  # device printf FIFO
     heap_bytes: int = 1 << 20  # device malloc heap (the default 8 MiB is not needed)
 
-    def worker_opts(self) -> dict:
+    def worker_opts(self) -> dict[str, int]:
         return {"printf_bytes": self.printf_bytes, "heap_bytes": self.heap_bytes}
 
 
@@ -73,13 +83,13 @@ class GpuLock:
         self._fh: IO[str] | None = None
         self._thread_lock = threading.Lock()  # flock is per open file, so serialise threads too
 
-    def __enter__(self):
+    def __enter__(self) -> GpuLock:
         self._thread_lock.acquire()
         self._fh = fh = open(self.path, "a+")
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         try:
             if self._fh is not None:
                 fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
@@ -105,7 +115,7 @@ class Worker:
         os.close(w)
         self.proto_fd = r
         self._buf = b""
-        self.ready: dict | None = None
+        self.ready: Event | None = None
         self.warm_sent = not deferred
         self.output = bytearray()
         self.output_total = 0
@@ -116,7 +126,7 @@ class Worker:
             t.start()
         self.started = time.monotonic()
 
-    def _drain(self, stream, is_output: bool) -> None:
+    def _drain(self, stream: IO[bytes], is_output: bool) -> None:
         while True:
             chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
             if not chunk:
@@ -129,7 +139,7 @@ class Worker:
             elif len(self.stderr) < 16384:
                 self.stderr += chunk[:16384 - len(self.stderr)]
 
-    def next_event(self, timeout: float) -> dict | None:
+    def next_event(self, timeout: float) -> Event | None:
         """The next protocol message, None on timeout; raises EOFError when the worker is gone."""
         deadline = time.monotonic() + max(0.0, timeout)
         while b"\n" not in self._buf:
@@ -140,9 +150,10 @@ class Worker:
                 raise EOFError
             self._buf += chunk
         line, self._buf = self._buf.split(b"\n", 1)
-        return json.loads(line)
+        ev: Event = json.loads(line)  # the worker writes one JSON object per line
+        return ev
 
-    def wait_ready(self, timeout: float) -> dict:
+    def wait_ready(self, timeout: float) -> Event:
         """Until the worker holds its CUDA context (a deferred one is told to create it now)."""
         if self.ready is not None:
             return self.ready
@@ -164,7 +175,7 @@ class Worker:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def send_job(self, job: dict) -> None:
+    def send_job(self, job: Job) -> None:
         self._send((json.dumps(job) + "\n").encode())
 
     def _send(self, line: bytes) -> None:
@@ -305,7 +316,7 @@ class GpuRunner:
         if w is not None:
             w.kill()
 
-    def run(self, job: dict, on_event: Callable[[dict], None]) -> tuple[dict, Worker]:
+    def run(self, job: Job, on_event: Callable[[Event], None]) -> tuple[Event, Worker]:
         """Run one job; returns (final event, worker). Holds the GPU lock throughout."""
         if self._warming is not None and self._warming.is_alive():
             self._warming.join(timeout=self.limits.start_s)
@@ -352,7 +363,7 @@ class GpuRunner:
         self.warm_in_background()
         return final, w
 
-    def _watch(self, w: Worker, on_event: Callable[[dict], None]) -> dict:
+    def _watch(self, w: Worker, on_event: Callable[[Event], None]) -> Event:
         job_deadline = time.monotonic() + self.limits.job_s
         watch_deadline = None
         watch_limit = self.limits.launch_s
@@ -398,7 +409,7 @@ def get_runner() -> GpuRunner:
 
 # ---- reference kernels (trusted files) are compiled here, without a sandbox ---------------
 
-_ref_cache: dict[tuple, tuple[bytes, str]] = {}
+_ref_cache: dict[tuple[str, int, int, str], tuple[bytes, str]] = {}
 _ref_lock = threading.Lock()
 
 
@@ -423,13 +434,13 @@ def compile_trusted(path: str, kernel_name: str, arch: str) -> bytes:
     return cubin
 
 
-def _plan_dict(plan: Any) -> dict:
+def _plan_dict(plan: LaunchPlan | dict[str, Any]) -> dict[str, Any]:
     if isinstance(plan, dict):
         return {"block": list(plan["block"]), "tile": list(plan["tile"]), "smem": int(plan.get("smem", 0))}
     return {"block": list(plan.block), "tile": list(plan.tile), "smem": int(plan.smem)}
 
 
-def exercise_payload(exercise) -> dict:
+def exercise_payload(exercise: Exercise) -> dict[str, Any]:
     """What the worker needs of the spec, as plain JSON (the worker does not read YAML)."""
     return {
         "id": exercise.id,
@@ -448,8 +459,9 @@ def exercise_payload(exercise) -> dict:
     }
 
 
-def build_job(exercise, compiled, plan, *, seed: int | None = None, do_timing: bool = True,
-              limits: Limits | None = None, timing_sizes: list | None = None) -> dict:
+def build_job(exercise: Exercise, compiled: CompiledKernel, plan: LaunchPlan | dict[str, Any], *,
+              seed: int | None = None, do_timing: bool = True, limits: Limits | None = None,
+              timing_sizes: list[Mapping[str, int]] | None = None) -> Job:
     limits = limits or get_runner().limits
     arch = getattr(compiled, "arch", None) or "sm_90"
     payload = exercise_payload(exercise)
@@ -475,7 +487,7 @@ def build_job(exercise, compiled, plan, *, seed: int | None = None, do_timing: b
 
 # ---- Result assembly ----------------------------------------------------------------------
 
-def _to_result(final: dict, worker: Worker, exercise_id: str) -> Result:
+def _to_result(final: Event, worker: Worker, exercise_id: str) -> Result:
     kind = final.get("ev")
     flags: list[Message] = []
     text, total = worker.learner_output()  # what the learner's printf wrote to the worker's stdout pipe
@@ -509,9 +521,10 @@ def _to_result(final: dict, worker: Worker, exercise_id: str) -> Result:
     return res
 
 
-def run_job(exercise, compiled, launch_plan, on_phase: Callable | None = None, *,
-            seed: int | None = None, do_timing: bool = True, runner: GpuRunner | None = None,
-            timing_sizes: list | None = None) -> Result:
+def run_job(exercise: Exercise, compiled: CompiledKernel, launch_plan: LaunchPlan | dict[str, Any],
+            on_phase: Callable[[str], object] | None = None, *, seed: int | None = None,
+            do_timing: bool = True, runner: GpuRunner | None = None,
+            timing_sizes: list[Mapping[str, int]] | None = None) -> Result:
     """Check (and time) one compiled kernel on the GPU in a fresh sandboxed worker."""
     runner = runner or get_runner()
     if not unsafe_unsandboxed_allowed(sandbox.UNSAFE_ENV):
@@ -525,7 +538,7 @@ def run_job(exercise, compiled, launch_plan, on_phase: Callable | None = None, *
     if on_phase is not None:
         on_phase(Phase.CHECKING.value)
 
-    def on_event(ev: dict) -> None:
+    def on_event(ev: Event) -> None:
         if on_phase is not None and ev.get("name") == "timing":
             on_phase(Phase.TIMING.value)
 

@@ -21,6 +21,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from .. import sandboxing
 from ..sandboxing import SandboxUnavailable, bwrap_binary
@@ -64,7 +65,7 @@ def library_path() -> str:
     return ":".join(parts)
 
 
-def worker_command(opts: dict, fd: int, *, sandboxed: bool) -> list[str]:
+def worker_command(opts: dict[str, Any], fd: int, *, sandboxed: bool) -> list[str]:
     python = sys.executable  # a venv's python keeps its site-packages (its folder is bound)
     py_cmd = [python, "-s", "-B", "-m", "kernels.engine.gpu.worker", str(fd), json.dumps(opts)]
     if not sandboxed:
@@ -72,7 +73,7 @@ def worker_command(opts: dict, fd: int, *, sandboxed: bool) -> list[str]:
     return [bwrap_binary(), *bwrap_args(), "--", *py_cmd]
 
 
-def worker_env(*, sandboxed: bool) -> dict:
+def worker_env(*, sandboxed: bool) -> dict[str, str]:
     """Environment of the worker (only used unsandboxed; bwrap gets --clearenv + --setenv)."""
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": sandbox_pythonpath(),
            "PYTHONDONTWRITEBYTECODE": "1", "CUPY_CACHE_DIR": "/tmp/kernels-cupy-cache",

@@ -19,6 +19,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +57,7 @@ class TimingStats:
         sigma = (q3 - q1) / 1.349
         return float(1.2533 * sigma / math.sqrt(s.size) / max(np.median(s), 1e-12))
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "median_ms": self.median_ms, "spread_ms": self.spread_ms,
                 "rse": self.rse, "samples": self.n}
 
@@ -77,7 +78,7 @@ class L2Flusher:
         self.buf = cupy.empty(self.nbytes, dtype=cupy.uint8)
         self._value = 0
 
-    def __call__(self, stream=None) -> None:
+    def __call__(self, stream: Any = None) -> None:  # a cupy.cuda.Stream (untyped)
         import cupy
 
         self._value ^= 1  # alternate the value so the writes are never elided

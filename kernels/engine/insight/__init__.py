@@ -34,7 +34,7 @@ _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix=
 
 
 def static_insight(*, exercise_id: str, cubin: bytes, ptx: str, arch: str, block: tuple[int, ...],
-                   registers: int | None, shared_bytes: int, resources: dict | None = None,
+                   registers: int | None, shared_bytes: int, resources: dict[str, Any] | None = None,
                    source: str | None = None, sandboxed: bool = True,
                    disassembly: Any | None = None) -> dict[str, Any]:
     """Everything that needs only the compiled code: SASS, PTX, occupancy, static hints."""
@@ -78,13 +78,13 @@ def static_insight(*, exercise_id: str, cubin: bytes, ptx: str, arch: str, block
     return out
 
 
-def start_static(**kwargs: Any) -> concurrent.futures.Future[dict]:
+def start_static(**kwargs: Any) -> concurrent.futures.Future[dict[str, Any]]:
     """static_insight in a background thread (the disassembler's ~0.3 s overlaps GPU work)."""
     return _POOL.submit(static_insight, **kwargs)
 
 
-def finish(static: dict | None, exercise: Any, timings: list[dict], gpu_name: str | None,
-           counters: dict | None = None) -> dict | None:
+def finish(static: dict[str, Any] | None, exercise: Any, timings: list[dict[str, Any]], gpu_name: str | None,
+           counters: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """Add what needs the run (roofline from timings, counters) and evaluate the hints."""
     if static is None:
         return None

@@ -23,6 +23,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .roofline import RESULTS_DIR, slug
 
@@ -49,7 +51,7 @@ extern "C" __global__ void ffma(float* out, int iters, float a, float b) {
 """
 
 
-def _best_ms(fn, repeats: int) -> float:
+def _best_ms(fn: Callable[..., object], repeats: int) -> float:  # called with no arguments
     import cupy
 
     fn()
@@ -65,7 +67,7 @@ def _best_ms(fn, repeats: int) -> float:
     return best
 
 
-def clocks() -> dict:
+def clocks() -> dict[str, str]:
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu",
                               "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=20).stdout
@@ -75,7 +77,7 @@ def clocks() -> dict:
         return {}
 
 
-def measure(repeats: int = 20) -> dict:
+def measure(repeats: int = 20) -> dict[str, Any]:
     import cupy
 
     dev = cupy.cuda.Device()
@@ -131,7 +133,7 @@ def measure(repeats: int = 20) -> dict:
     }
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=str(RESULTS_DIR))
     ap.add_argument("--repeats", type=int, default=20)

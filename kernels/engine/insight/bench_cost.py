@@ -16,6 +16,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -23,7 +24,7 @@ KERNELS = {"naive": "kernels/gemm/naive.cu", "tiled": "kernels/gemm/tiled.cu",
            "float4": "kernels/gemm_fast/solutions/correct/regtile_128x128.cu"}
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=7)
     args = ap.parse_args(argv)

@@ -62,7 +62,7 @@ def find_ncu() -> str | None:
 
 def derive(raw: Mapping[str, float | None]) -> dict[str, float | None]:
     """The numbers the panel explains, from the raw counters."""
-    def get(k):
+    def get(k: str) -> float | None:
         v = raw.get(k)
         return float(v) if isinstance(v, (int, float)) else None
 

@@ -26,6 +26,7 @@ import shutil
 import struct
 import subprocess
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -51,7 +52,7 @@ class Disassembly:
     ms: float = 0.0
 
 
-def first_executable(candidates) -> str | None:
+def first_executable(candidates: Iterable[str | None]) -> str | None:
     """The real path of the first candidate that is an executable file (empty ones skipped)."""
     for c in candidates:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
@@ -94,7 +95,7 @@ def complete_elf(cubin: bytes) -> bytes:
         return cubin
     phoff, shoff = struct.unpack_from("<QQ", cubin, 0x20)
     phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", cubin, 0x36)
-    end = max(phoff + phentsize * phnum, shoff + shentsize * shnum)
+    end: int = max(phoff + phentsize * phnum, shoff + shentsize * shnum)
     if len(cubin) < end <= len(cubin) + 64:
         return cubin + b"\x00" * (end - len(cubin))
     return cubin

@@ -29,7 +29,7 @@ def enabled() -> bool:
     return engine_settings().insight
 
 
-def begin(exercise: Any, compiled: Any, plan: Any, source: str) -> concurrent.futures.Future[dict] | None:
+def begin(exercise: Any, compiled: Any, plan: Any, source: str) -> concurrent.futures.Future[dict[str, Any]] | None:
     if not enabled():
         return None
     try:
@@ -43,8 +43,8 @@ def begin(exercise: Any, compiled: Any, plan: Any, source: str) -> concurrent.fu
         return None
 
 
-def complete(job: concurrent.futures.Future[dict] | None, exercise: Any, result: Any, compiled: Any,
-             plan: Any, *, gpu_used: bool) -> dict | None:
+def complete(job: concurrent.futures.Future[dict[str, Any]] | None, exercise: Any, result: Any, compiled: Any,
+             plan: Any, *, gpu_used: bool) -> dict[str, Any] | None:
     if job is None:
         return None
     try:
@@ -65,7 +65,7 @@ def complete(job: concurrent.futures.Future[dict] | None, exercise: Any, result:
         return None
 
 
-def _counters(exercise: Any, compiled: Any, plan: Any) -> dict:
+def _counters(exercise: Any, compiled: Any, plan: Any) -> dict[str, Any]:
     """Counters under the GPU lock the grading runner uses, so no timing overlaps them."""
     from . import counters
 

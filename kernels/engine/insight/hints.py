@@ -8,7 +8,7 @@ silent. Standard library + pyyaml.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,8 @@ from typing import Any
 import yaml
 
 TABLE = Path(__file__).with_name("hints.yaml")
-OPS = {
+# conditions compare a fact (any JSON value) with the rule's value (any YAML value)
+OPS: dict[str, Callable[[Any, Any], bool]] = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, ">": lambda a, b: a > b,
     ">=": lambda a, b: a >= b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
     "in": lambda a, b: a in b,
@@ -24,7 +25,7 @@ OPS = {
 
 
 @lru_cache(maxsize=1)
-def rules() -> tuple[dict, ...]:
+def rules() -> tuple[dict[str, Any], ...]:
     data = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
     if not isinstance(data, list):
         raise ValueError("hints.yaml: a list of rules expected")
@@ -48,16 +49,16 @@ def rules() -> tuple[dict, ...]:
     return tuple(data)
 
 
-def rule(hint_id: str) -> dict | None:
+def rule(hint_id: str) -> dict[str, Any] | None:
     return next((r for r in rules() if r["id"] == hint_id), None)
 
 
 # ---- facts -------------------------------------------------------------------------------
 
 def facts(*, exercise: str, counts: Mapping[str, int] | None = None,
-          global_load_widths: Mapping[str, int] | None = None, resources: Mapping | None = None,
-          occupancy: Mapping | None = None, roofline: Mapping | None = None,
-          counters: Mapping | None = None, source: str | None = None) -> dict[str, Any]:
+          global_load_widths: Mapping[str, int] | None = None, resources: Mapping[str, Any] | None = None,
+          occupancy: Mapping[str, Any] | None = None, roofline: Mapping[str, Any] | None = None,
+          counters: Mapping[str, Any] | None = None, source: str | None = None) -> dict[str, Any]:
     """The flat fact table the rules read. Only what was measured is present."""
     f: dict[str, Any] = {"exercise": exercise}
     if counts:
@@ -93,7 +94,7 @@ def facts(*, exercise: str, counts: Mapping[str, int] | None = None,
     return f
 
 
-def evaluate(fact_table: Mapping[str, Any]) -> list[dict]:
+def evaluate(fact_table: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every rule whose conditions all hold: [{"id", "params", "lesson"}]."""
     out = []
     for r in rules():
@@ -209,5 +210,5 @@ def _paren(text: str, start: int) -> tuple[str | None, int]:
     return None, start
 
 
-def hint_ids(hints: Iterable[Mapping]) -> list[str]:
+def hint_ids(hints: Iterable[Mapping[str, Any]]) -> list[str]:
     return [h["id"] for h in hints]

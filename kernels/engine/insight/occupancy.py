@@ -13,6 +13,7 @@ in: "48 fewer registers per thread -> 2 blocks per SM".
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -96,9 +97,9 @@ class Occupancy:
     occupancy: float  # resident warps / max warps, 0..1
     limited_by: list[str]  # "registers" | "shared" | "warps" | "blocks"
     limits: dict[str, int]
-    next_step: dict | None = None  # {"resource", "change", "blocks_per_sm"}
+    next_step: dict[str, Any] | None = None  # {"resource", "change", "blocks_per_sm"}
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in (
             "arch", "threads_per_block", "registers", "shared_bytes", "blocks_per_sm", "warps_per_sm",
             "max_warps_per_sm", "occupancy", "limited_by", "limits", "next_step")}
@@ -122,7 +123,7 @@ def occupancy(threads: int, registers: int, shared_bytes: int, arch: str = "sm_9
 
 
 def _next_step(hw: SmLimits, threads: int, registers: int, shared: int, blocks: int,
-               limited: list[str]) -> dict | None:
+               limited: list[str]) -> dict[str, Any] | None:
     """The smallest change of the limiting resource that lets one more block in, if that alone
     suffices (the other limits allow it)."""
     target = blocks + 1

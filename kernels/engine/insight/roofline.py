@@ -52,8 +52,8 @@ def slug(name: str) -> str:
 
 
 @lru_cache(maxsize=8)
-def _load_all(folder: str) -> tuple[dict, ...]:
-    out = []
+def _load_all(folder: str) -> tuple[dict[str, Any], ...]:
+    out: list[dict[str, Any]] = []
     for p in sorted(Path(folder).glob(CEILINGS_GLOB)):
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
@@ -65,7 +65,7 @@ def _load_all(folder: str) -> tuple[dict, ...]:
     return tuple(out)
 
 
-def ceilings_for(gpu_name: str | None, folder: Path | None = None) -> dict | None:
+def ceilings_for(gpu_name: str | None, folder: Path | None = None) -> dict[str, Any] | None:
     """The newest ceilings file measured on a GPU of this name (files sort by date in the name)."""
     if not gpu_name:
         return None
@@ -73,7 +73,7 @@ def ceilings_for(gpu_name: str | None, folder: Path | None = None) -> dict | Non
     return matches[-1] if matches else None
 
 
-def _rate(timings: list[dict], kernel: str, size: Mapping[str, int]) -> float | None:
+def _rate(timings: list[dict[str, Any]], kernel: str, size: Mapping[str, int]) -> float | None:
     for t in timings:
         if t.get("kernel") == kernel and dict(t.get("size") or {}) == dict(size):
             ms = t.get("median_ms")
@@ -82,8 +82,8 @@ def _rate(timings: list[dict], kernel: str, size: Mapping[str, int]) -> float | 
     return None
 
 
-def place(exercise: Exercise, timings: list[dict], gpu_name: str | None,
-          ceilings: dict | None = None) -> dict[str, Any] | None:
+def place(exercise: Exercise, timings: list[dict[str, Any]], gpu_name: str | None,
+          ceilings: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """The roofline section of the insight, or None when the exercise has no formulas.
 
     ``timings``: the Result's timings as dicts. Without a measured ceiling file for this GPU the

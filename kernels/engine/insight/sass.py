@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..headers import SOURCE_NAME
 
@@ -58,7 +59,7 @@ class Sass:
 
 def _learner_line(path: str, line: int, inlined: str) -> int | None:
     """The learner's line for one line-table entry: the innermost location in kernel.cu."""
-    chain = [(path, line)] + [(p, int(n)) for p, n in _INLINED.findall(inlined or "")]
+    chain: list[tuple[str, int]] = [(path, line)] + [(p, int(n)) for p, n in _INLINED.findall(inlined or "")]
     for p, n in chain:
         if p.rsplit("/", 1)[-1] == SOURCE_NAME and n > 0:
             return n
@@ -189,7 +190,7 @@ def parse_ptx(text: str, max_lines: int = MAX_PTX_LINES) -> tuple[list[tuple[int
             files[m.group(1)] = m.group(2)
 
     def learner(file_id: str, n: int, rest: str) -> int | None:
-        chain = [(file_id, n)] + [(f, int(k)) for f, k in _PTX_INLINED.findall(rest)]
+        chain: list[tuple[str, int]] = [(file_id, n)] + [(f, int(k)) for f, k in _PTX_INLINED.findall(rest)]
         for f, k in chain:
             if files.get(f, "").rsplit("/", 1)[-1] == SOURCE_NAME and k > 0:
                 return k
@@ -222,7 +223,7 @@ def parse_ptx(text: str, max_lines: int = MAX_PTX_LINES) -> tuple[list[tuple[int
 
 # ---- diff of two submissions -------------------------------------------------------------
 
-def diff_counts(old: dict[str, int], new: dict[str, int]) -> list[dict]:
+def diff_counts(old: dict[str, int], new: dict[str, int]) -> list[dict[str, Any]]:
     """Per class: old, new and the change, for every class either side has."""
     keys = [c for c in (*CLASSES, "predicated_memory") if old.get(c) or new.get(c)]
     return [{"cls": c, "old": int(old.get(c, 0)), "new": int(new.get(c, 0)),
