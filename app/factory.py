@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 
 from fastapi import FastAPI
@@ -56,19 +55,6 @@ async def _flush_views_forever(app: FastAPI) -> None:
             log.exception("could not write lesson view counts")
 
 
-def settle_heap() -> None:
-    """Collect start-up's garbage, then freeze what is left (Python's gc.freeze).
-
-    Why: a full (generation 2) collection walks every tracked object. After start-up that is ~160,000
-    objects (modules, the lesson catalog, templates), and the walk took 80-160 ms on a 2-core box: it
-    stops the event loop, so every request in flight waited, and it alone made the p99 of a signed-in
-    page miss 100 ms (measured with a gc.callbacks probe under wrk, issue 17 item 10). Frozen objects are
-    still freed by reference counting; the collector just no longer scans them, so a full collection
-    now walks only what requests created (a few hundred objects)."""
-    gc.collect()
-    gc.freeze()
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
 
@@ -83,9 +69,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         snapshot = app.state.catalog.snapshot()
         for problem in snapshot.problems:
             (log.error if problem.severity == "error" else log.warning)("lesson: %s", problem)
-        if settings.freeze_heap:
-            settle_heap()
         flusher = asyncio.create_task(_flush_views_forever(app))
+        if settings.queue == "procrastinate":  # cluster mode: a new row's job goes to the GPU workers' queue
+            from app.cluster.jobs import Enqueuer
+
+            app.state.submissions.enqueue = Enqueuer(settings.resolved_database_url)
         submissions.start(app)  # the grading dispatcher (a thread; see app/submissions/dispatcher.py)
         try:
             yield

@@ -64,10 +64,7 @@ def start(app: FastAPI) -> None:
     settings: Settings = app.state.settings
     runtime: SubmissionsRuntime = app.state.submissions
     if settings.queue == "procrastinate":  # GPU workers (`python -m app worker`) grade; no dispatcher here
-        from app.cluster.jobs import Enqueuer
-
-        runtime.enqueue = Enqueuer(settings.resolved_database_url)
-        return
+        return  # (the app's factory gave runtime.enqueue app.cluster's Enqueuer: cluster builds on this package)
     if not settings.dispatcher_enabled or runtime.dispatcher is not None:
         return
     runtime.dispatcher = Dispatcher(app.state.session_factory, dispatcher_config(settings),
