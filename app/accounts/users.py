@@ -9,8 +9,7 @@ from app.accounts import passwords, usernames
 from app.accounts.messages import AccountsError
 from app.accounts.models import User
 from app.accounts.roles import ROLES
-from app.core.clock import utcnow
-from app.progress.rules import zone
+from app.core.clock import utcnow, zone
 
 
 def valid_timezone(name: str | None) -> str:

@@ -8,12 +8,13 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.core.clock import zone
 from app.progress import events as ev
 from app.progress import verdicts
 from app.progress.models import UserAchievement
 from app.progress.once import insert_once
 from app.progress.registry import ACHIEVEMENTS_BY_ID, Achievement
-from app.progress.rules import RuleContext, evaluate, zone
+from app.progress.rules import RuleContext, evaluate
 
 
 def earned_achievements(session: Session, user: User) -> list[UserAchievement]:

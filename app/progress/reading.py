@@ -11,12 +11,12 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.core.clock import utcnow
+from app.core.clock import utcnow, zone
 from app.lessons.catalog import Lesson
 from app.progress import events as ev
 from app.progress.learner import completed_lessons
 from app.progress.models import Event
-from app.progress.rules import local_day, zone
+from app.progress.rules import local_day
 from app.progress.xp import settle_xp
 
 EARLIEST_PLAUSIBLE = dt.datetime(2020, 1, 1)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo
 
 from app.progress import events as ev
 from app.progress.events import EventView
@@ -142,10 +141,3 @@ def evaluate(events: list[EventView], ctx: RuleContext) -> dict[str, dt.datetime
         if when is not None:
             earned[achievement_id] = when
     return earned
-
-
-def zone(name: str | None) -> dt.tzinfo:
-    try:
-        return ZoneInfo(name) if name else dt.UTC
-    except (ValueError, KeyError, OSError):
-        return dt.UTC
