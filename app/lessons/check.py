@@ -136,12 +136,9 @@ def _check_size_classes(kernels_dir: Path, exercises: set[str]) -> list[Problem]
     problems = []
     for exercise in sorted(exercises):
         path = kernels_dir / exercise / "spec.yaml"
-        node = _yaml_node(path)
-        try:
-            import yaml
-
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # parsed here only for the lines of its claims; the engine validates it (_check_exercise)
+            raw, node = load_with_nodes(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, YamlError):
             continue
         if isinstance(raw, dict):
             line = line_of(node, ("size_classes",)) if "size_classes" in raw else line_of(node, ("sizes",))

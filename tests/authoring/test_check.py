@@ -131,6 +131,15 @@ def test_unknown_exercise(lessons_dir, tmp_path):
         assert_error_at(report, meta, line_of(meta, "exercise:"), text)
 
 
+def test_a_spec_that_is_not_yaml_is_reported_not_a_crash(lessons_dir, tmp_path):
+    kernels = tmp_path / "kernels"
+    (kernels / "garbled").mkdir(parents=True)
+    (kernels / "garbled" / "spec.yaml").write_text("id: [unclosed\n")
+    good_lesson(lessons_dir, 1, "ex-1", exercise="garbled")
+    meta = lessons_dir / "01-ex-1" / "lesson.yaml"
+    assert_error_at(check(lessons_dir, kernels_dir=kernels), meta, line_of(meta, "exercise:"), "broken spec")
+
+
 def test_real_exercise_is_known(lessons_dir):
     good_lesson(lessons_dir, 1, "with-gemm", exercise="gemm")
     assert check(lessons_dir).problems == []
