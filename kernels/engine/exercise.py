@@ -166,7 +166,9 @@ def list_exercises(root: str | Path | None = None) -> list[str]:
     )
 
 
-_cache: dict[tuple[str, float], Exercise] = {}
+# One entry per spec file: its (mtime, size) when parsed and the Exercise. An edited spec replaces
+# its entry, so the cache holds at most one Exercise per file, however often specs are edited.
+_cache: dict[str, tuple[tuple[int, int], Exercise]] = {}
 
 
 def load_exercise(exercise_id: str, root: str | Path | None = None) -> Exercise:
@@ -176,13 +178,16 @@ def load_exercise(exercise_id: str, root: str | Path | None = None) -> Exercise:
     base = Path(root) if root else KERNELS_ROOT
     spec_path = base / exercise_id / "spec.yaml"
     try:
-        mtime = spec_path.stat().st_mtime_ns
+        stat = spec_path.stat()
     except FileNotFoundError:
         raise UnknownExercise(exercise_id) from None
-    key = (str(spec_path), mtime)
-    if key not in _cache:
-        _cache[key] = parse_spec_file(spec_path)
-    return _cache[key]
+    version = (stat.st_mtime_ns, stat.st_size)
+    cached = _cache.get(str(spec_path))
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    exercise = parse_spec_file(spec_path)
+    _cache[str(spec_path)] = (version, exercise)
+    return exercise
 
 
 def parse_spec_file(spec_path: str | Path) -> Exercise:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import pytest
 import yaml
@@ -111,3 +112,17 @@ def test_real_exercises_load_and_have_their_files(exercise_id):
         rows, cols = ex.output_grid.extent(s)
         assert rows >= 1 and cols >= 1
         assert ex.work.amount(s) > 0
+
+
+def test_an_edited_spec_is_reloaded_and_replaces_its_cache_entry(exercises_root):
+    from kernels.engine import exercise as module
+
+    spec = exercises_root / "gemm" / "spec.yaml"
+    first = load_exercise("gemm", exercises_root)
+    assert load_exercise("gemm", exercises_root) is first  # unchanged file: the parsed Exercise again
+    before = len(module._cache)
+    for n, title in enumerate(("행렬 곱 2", "행렬 곱 3", "행렬 곱 4")):
+        spec.write_text(GEMM_SPEC.replace("행렬 곱", title, 1), encoding="utf-8")
+        os.utime(spec, ns=(10**18 + n, 10**18 + n))  # a new mtime even on a coarse-clock filesystem
+        assert load_exercise("gemm", exercises_root).title["ko"] == title
+    assert len(module._cache) == before  # one entry per spec file, however often it is edited
