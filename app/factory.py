@@ -32,6 +32,7 @@ from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
 from app.notifications.routes import router as notifications_router
+from app.profile.routes import router as profile_router
 from app.progress.routes import router as progress_api_router
 from app.reports.routes import router as reports_router
 from app.routes import apidocs, errors, language, pages
@@ -126,6 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(language.router)
     app.include_router(progress_api_router)  # before the /{lang}/... pages, which would match /api/...
     app.include_router(accounts_router)
+    app.include_router(profile_router)  # /{lang}/profile...
     app.include_router(comments_router)
     app.include_router(notifications_router)
     app.include_router(reports_router)

@@ -20,13 +20,9 @@ import grimp
 ROOT = Path(__file__).resolve().parents[1]
 
 KNOWN = {
-    "accounts -> progress", "accounts -> submissions", "comments -> accounts", "comments -> notifications",
-    "comments -> progress", "graders -> accounts", "graders -> notifications", "graders -> panel",
-    "graders -> progress", "graders -> submissions", "lessons -> accounts", "notifications -> accounts",
-    "notifications -> comments", "notifications -> progress", "notifications -> reports",
-    "notifications -> submissions", "panel -> accounts", "panel -> submissions", "progress -> accounts",
-    "progress -> lessons", "reports -> accounts", "reports -> comments", "submissions -> accounts",
-    "submissions -> graders", "submissions -> lessons", "submissions -> progress",
+    "comments -> notifications", "graders -> notifications", "graders -> panel", "graders -> submissions",
+    "notifications -> comments", "notifications -> reports", "notifications -> submissions",
+    "panel -> submissions", "reports -> comments", "submissions -> graders",
 }
 
 

@@ -1,5 +1,6 @@
-"""Account pages: sign up, sign in, sign out (here or everywhere), profile, tokens, reset,
-delete, and the admins' role page. Every POST passes ``csrf_protect``."""
+"""Account pages: sign up, sign in, sign out (here or everywhere) and the admins' role page. Every
+POST passes ``csrf_protect``. The profile (progress, submissions, tokens, reset, delete) is
+app/profile, which builds on this package and on the learner's features."""
 from __future__ import annotations
 
 from fastapi import Depends, Form, Request
@@ -18,9 +19,6 @@ from app.accounts.views import account_context, render, safe_next
 from app.core.bodies import make_router
 from app.core.ids import RowId
 from app.i18n.requests import require_lang
-from app.progress import learner, ledger, xp_history
-from app.progress.achievements import earned_achievements, take_announcements
-from app.progress.registry import ACHIEVEMENTS, ACHIEVEMENTS_BY_ID
 
 router = make_router()
 require_users_manage = require_permission("users.manage")
@@ -133,160 +131,6 @@ def signout_everywhere(request: Request, lang: str = Form("ko"), revoke_tokens: 
     return response
 
 
-# ---- profile ---------------------------------------------------------------------------------------
-
-def _visible_lessons(request: Request):
-    state = request.app.state
-    return state.catalog.snapshot().visible(state.settings.show_drafts)
-
-
-def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str | None = None,
-             notice: str | None = None, error: str | None = None, status: int = 200):
-    user = auth.user
-    lessons = _visible_lessons(request)
-    state = learner.learner_state(db, user, lessons, lang)
-    completed = learner.completed_lessons(db, user)
-    earned = {a.achievement_id: a.earned_at for a in earned_achievements(db, user)}
-    context = account_context(request, lang, "/profile", auth)
-    context.update(
-        learner=state, lesson_slugs=[lesson.slug for lesson in lessons],
-        lessons=[{"lesson": lesson, "title": lesson.text(lang)[0].title, "done_at": completed.get(lesson.slug)} for lesson in lessons],
-        achievements=[{"a": a, "earned_at": earned.get(a.id)} for a in ACHIEVEMENTS],
-        xp_history=xp_history.rows(ledger.history(db, user), lang,
-                                   {lesson.slug: f"{lesson.number} · {lesson.text(lang)[0].title}" for lesson in lessons},
-                                   request.app.state.exercises), tokens=authn.list_api_tokens(db, user), new_token=new_token,
-        submissions=(subs := _submissions(db, user)), effective_verdicts=_effective_verdicts(db, subs), notice=notice,
-        # each submission row links to its lesson's exercise panel, which shows that submission
-        exercise_pages={lesson.meta.exercise: f"/{lang}/lessons/{lesson.slug}" for lesson in lessons if lesson.meta.exercise},
-        exercise_titles=_exercise_titles(request, lessons, lang), error=message(error, lang) if error else None,
-        announcements=take_announcements(db, user),
-    )
-    db.commit()
-    return render(request, "accounts/profile.html", context, status=status)
-
-
-def _exercise_titles(request: Request, lessons, lang: str) -> dict[str, str]:
-    titles = {}
-    for lesson in lessons:
-        info = request.app.state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
-        if info is not None:
-            titles[info.id] = info.title.get(lang) or info.title.get("en") or info.id
-    return titles
-
-
-def _submissions(db: Session, user: User, limit: int = 50) -> list:
-    from app.submissions.models import Submission  # the grading queue's table
-
-    return list(db.scalars(select(Submission).where(Submission.user_id == user.id)
-                           .order_by(Submission.created_at.desc(), Submission.id.desc()).limit(limit)))
-
-
-def _effective_verdicts(db: Session, rows: list) -> dict[int, str | None]:
-    """A grader's override is the verdict the learner reads, here as on the panel."""
-    from app.submissions.reviews import effective_verdict, reviews_for
-
-    trail = reviews_for(db, [r.id for r in rows])
-    return {r.id: effective_verdict(r, trail[r.id]) for r in rows}
-
-
-def _require_page_auth(request: Request, lang: str, auth):
-    if auth is None or auth.via != "cookie":
-        return RedirectResponse(f"/{lang}/signin?next=/{lang}/profile", status_code=303)
-    return None
-
-
-@router.get("/{lang}/profile")
-def profile(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
-    require_lang(lang)
-    return _require_page_auth(request, lang, auth) or _profile(request, lang, auth, db)
-
-
-@router.post("/{lang}/profile/timezone", dependencies=CSRF)
-def set_timezone(lang: str, request: Request, tz: str = Form(""), auth=Depends(require_auth),
-                 db: Session = Depends(db_session)):
-    require_lang(lang)
-    name = users.valid_timezone(tz)
-    if name != tz.strip() and tz.strip() != "":
-        return _profile(request, lang, auth, db, error="bad_timezone", status=400)
-    auth.user.tz = name
-    db.merge(auth.user)
-    db.commit()
-    return RedirectResponse(f"/{lang}/profile", status_code=303)
-
-
-@router.post("/{lang}/profile/tokens", dependencies=CSRF)
-def create_token(lang: str, request: Request, name: str = Form(""), auth=Depends(require_auth),
-                 db: Session = Depends(db_session)):
-    require_lang(lang)
-    name = name.strip()
-    if not 1 <= len(name) <= 64:
-        return _profile(request, lang, auth, db, error="token_name", status=400)
-    token, _ = authn.create_api_token(db, auth.user, name)
-    db.commit()
-    return _profile(request, lang, auth, db, new_token=token)  # shown once, in this response only
-
-
-@router.post("/{lang}/profile/tokens/{token_id}/revoke", dependencies=CSRF)
-def revoke_token(lang: str, token_id: RowId, request: Request, auth=Depends(require_auth),
-                 db: Session = Depends(db_session)):
-    require_lang(lang)
-    if not authn.revoke_api_token(db, auth.user, token_id):
-        raise AccountsError(404, "not_found")
-    db.commit()
-    return RedirectResponse(f"/{lang}/profile", status_code=303)
-
-
-@router.get("/{lang}/profile/reset")
-def reset_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
-    require_lang(lang)
-    redirect = _require_page_auth(request, lang, auth)
-    if redirect:
-        return redirect
-    context = account_context(request, lang, "/profile/reset", auth)
-    context.update(action="reset", error=None)
-    return render(request, "accounts/confirm.html", context)
-
-
-@router.post("/{lang}/profile/reset", dependencies=CSRF)
-def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=Depends(require_auth),
-                   db: Session = Depends(db_session)):
-    require_lang(lang)
-    if confirm != "yes":
-        raise AccountsError(400, "confirm_required")
-    user = db.get(User, auth.user.id)
-    learner.reset_progress(db, user)
-    db.commit()
-    return RedirectResponse(f"/{lang}/profile", status_code=303)
-
-
-@router.get("/{lang}/profile/delete")
-def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
-    require_lang(lang)
-    redirect = _require_page_auth(request, lang, auth)
-    if redirect:
-        return redirect
-    context = account_context(request, lang, "/profile/delete", auth)
-    context.update(action="delete", error=None)
-    return render(request, "accounts/confirm.html", context)
-
-
-@router.post("/{lang}/profile/delete", dependencies=CSRF)
-def delete_account(lang: str, request: Request, password: str = Form(""), auth=Depends(require_auth),
-                   db: Session = Depends(db_session)):
-    require_lang(lang)
-    user = db.get(User, auth.user.id)
-    ok, _ = users.passwords.verify_password(password, user.password_hash) if password else (False, None)
-    if not ok:
-        context = account_context(request, lang, "/profile/delete", auth)
-        context.update(action="delete", error=message("wrong_password", lang))
-        return render(request, "accounts/confirm.html", context, status=400)
-    users.delete_user(db, user)
-    db.commit()
-    response = RedirectResponse(f"/{lang}/", status_code=303)
-    authn.clear_session_cookie(response)
-    return response
-
-
 # ---- admin: roles ----------------------------------------------------------------------------------
 
 @router.get("/{lang}/admin/users")
@@ -308,7 +152,3 @@ def admin_set_role(lang: str, user_id: RowId, request: Request, role: str = Form
     users.change_role(db, target, role)
     db.commit()
     return RedirectResponse(f"/{lang}/admin/users", status_code=303)
-
-
-def achievement_names(ids, lang):
-    return [ACHIEVEMENTS_BY_ID[i].name[lang] for i in ids if i in ACHIEVEMENTS_BY_ID]

@@ -1,0 +1,180 @@
+"""The profile pages (/{lang}/profile...): a learner's progress (lessons, achievements, XP history),
+their submissions with the verdict they read (a grader's override wins), their API tokens, the
+time zone setting, and resetting progress or deleting the account. Every POST passes ``csrf_protect``.
+
+It shows what the learner's features hold (app.progress, app.submissions), so it sits above them
+and above app.accounts, whose sign-in and account model it uses; app.accounts imports none of them."""
+from __future__ import annotations
+
+from fastapi import Depends, Form, Request
+from fastapi.responses import RedirectResponse
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.accounts import auth as authn
+from app.accounts import users
+from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth
+from app.accounts.messages import AccountsError, message
+from app.accounts.models import User
+from app.accounts.views import account_context, render
+from app.core.bodies import make_router
+from app.core.ids import RowId
+from app.i18n.requests import require_lang
+from app.progress import learner, ledger, xp_history
+from app.progress.achievements import earned_achievements, take_announcements
+from app.progress.registry import ACHIEVEMENTS
+
+router = make_router()
+CSRF = [Depends(csrf_protect)]
+
+
+def _visible_lessons(request: Request):
+    state = request.app.state
+    return state.catalog.snapshot().visible(state.settings.show_drafts)
+
+
+def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str | None = None,
+             notice: str | None = None, error: str | None = None, status: int = 200):
+    user = auth.user
+    lessons = _visible_lessons(request)
+    state = learner.learner_state(db, user, lessons, lang)
+    completed = learner.completed_lessons(db, user)
+    earned = {a.achievement_id: a.earned_at for a in earned_achievements(db, user)}
+    context = account_context(request, lang, "/profile", auth)
+    context.update(
+        learner=state, lesson_slugs=[lesson.slug for lesson in lessons],
+        lessons=[{"lesson": lesson, "title": lesson.text(lang)[0].title, "done_at": completed.get(lesson.slug)} for lesson in lessons],
+        achievements=[{"a": a, "earned_at": earned.get(a.id)} for a in ACHIEVEMENTS],
+        xp_history=xp_history.rows(ledger.history(db, user), lang,
+                                   {lesson.slug: f"{lesson.number} · {lesson.text(lang)[0].title}" for lesson in lessons},
+                                   request.app.state.exercises), tokens=authn.list_api_tokens(db, user), new_token=new_token,
+        submissions=(subs := _submissions(db, user)), effective_verdicts=_effective_verdicts(db, subs), notice=notice,
+        # each submission row links to its lesson's exercise panel, which shows that submission
+        exercise_pages={lesson.meta.exercise: f"/{lang}/lessons/{lesson.slug}" for lesson in lessons if lesson.meta.exercise},
+        exercise_titles=_exercise_titles(request, lessons, lang), error=message(error, lang) if error else None,
+        announcements=take_announcements(db, user),
+    )
+    db.commit()
+    return render(request, "accounts/profile.html", context, status=status)
+
+
+def _exercise_titles(request: Request, lessons, lang: str) -> dict[str, str]:
+    titles = {}
+    for lesson in lessons:
+        info = request.app.state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
+        if info is not None:
+            titles[info.id] = info.title.get(lang) or info.title.get("en") or info.id
+    return titles
+
+
+def _submissions(db: Session, user: User, limit: int = 50) -> list:
+    from app.submissions.models import Submission  # the grading queue's table
+
+    return list(db.scalars(select(Submission).where(Submission.user_id == user.id)
+                           .order_by(Submission.created_at.desc(), Submission.id.desc()).limit(limit)))
+
+
+def _effective_verdicts(db: Session, rows: list) -> dict[int, str | None]:
+    """A grader's override is the verdict the learner reads, here as on the panel."""
+    from app.submissions.reviews import effective_verdict, reviews_for
+
+    trail = reviews_for(db, [r.id for r in rows])
+    return {r.id: effective_verdict(r, trail[r.id]) for r in rows}
+
+
+def _require_page_auth(request: Request, lang: str, auth):
+    if auth is None or auth.via != "cookie":
+        return RedirectResponse(f"/{lang}/signin?next=/{lang}/profile", status_code=303)
+    return None
+
+
+@router.get("/{lang}/profile")
+def profile(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+    require_lang(lang)
+    return _require_page_auth(request, lang, auth) or _profile(request, lang, auth, db)
+
+
+@router.post("/{lang}/profile/timezone", dependencies=CSRF)
+def set_timezone(lang: str, request: Request, tz: str = Form(""), auth=Depends(require_auth),
+                 db: Session = Depends(db_session)):
+    require_lang(lang)
+    name = users.valid_timezone(tz)
+    if name != tz.strip() and tz.strip() != "":
+        return _profile(request, lang, auth, db, error="bad_timezone", status=400)
+    auth.user.tz = name
+    db.merge(auth.user)
+    db.commit()
+    return RedirectResponse(f"/{lang}/profile", status_code=303)
+
+
+@router.post("/{lang}/profile/tokens", dependencies=CSRF)
+def create_token(lang: str, request: Request, name: str = Form(""), auth=Depends(require_auth),
+                 db: Session = Depends(db_session)):
+    require_lang(lang)
+    name = name.strip()
+    if not 1 <= len(name) <= 64:
+        return _profile(request, lang, auth, db, error="token_name", status=400)
+    token, _ = authn.create_api_token(db, auth.user, name)
+    db.commit()
+    return _profile(request, lang, auth, db, new_token=token)  # shown once, in this response only
+
+
+@router.post("/{lang}/profile/tokens/{token_id}/revoke", dependencies=CSRF)
+def revoke_token(lang: str, token_id: RowId, request: Request, auth=Depends(require_auth),
+                 db: Session = Depends(db_session)):
+    require_lang(lang)
+    if not authn.revoke_api_token(db, auth.user, token_id):
+        raise AccountsError(404, "not_found")
+    db.commit()
+    return RedirectResponse(f"/{lang}/profile", status_code=303)
+
+
+@router.get("/{lang}/profile/reset")
+def reset_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
+    require_lang(lang)
+    redirect = _require_page_auth(request, lang, auth)
+    if redirect:
+        return redirect
+    context = account_context(request, lang, "/profile/reset", auth)
+    context.update(action="reset", error=None)
+    return render(request, "accounts/confirm.html", context)
+
+
+@router.post("/{lang}/profile/reset", dependencies=CSRF)
+def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=Depends(require_auth),
+                   db: Session = Depends(db_session)):
+    require_lang(lang)
+    if confirm != "yes":
+        raise AccountsError(400, "confirm_required")
+    user = db.get(User, auth.user.id)
+    learner.reset_progress(db, user)
+    db.commit()
+    return RedirectResponse(f"/{lang}/profile", status_code=303)
+
+
+@router.get("/{lang}/profile/delete")
+def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
+    require_lang(lang)
+    redirect = _require_page_auth(request, lang, auth)
+    if redirect:
+        return redirect
+    context = account_context(request, lang, "/profile/delete", auth)
+    context.update(action="delete", error=None)
+    return render(request, "accounts/confirm.html", context)
+
+
+@router.post("/{lang}/profile/delete", dependencies=CSRF)
+def delete_account(lang: str, request: Request, password: str = Form(""), auth=Depends(require_auth),
+                   db: Session = Depends(db_session)):
+    require_lang(lang)
+    user = db.get(User, auth.user.id)
+    ok, _ = users.passwords.verify_password(password, user.password_hash) if password else (False, None)
+    if not ok:
+        context = account_context(request, lang, "/profile/delete", auth)
+        context.update(action="delete", error=message("wrong_password", lang))
+        return render(request, "accounts/confirm.html", context, status=400)
+    users.delete_user(db, user)
+    db.commit()
+    response = RedirectResponse(f"/{lang}/", status_code=303)
+    authn.clear_session_cookie(response)
+    return response
