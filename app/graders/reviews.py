@@ -14,7 +14,8 @@ exercise is the pass XP if any of their submissions for it has the effective ver
 each speed tier met by such a submission whose engine Result says it was met (an overridden wrong
 answer earns the pass, never tiers it did not measure). One compensating ledger entry brings what
 the ledger pays for the exercise to that target, so the total always equals the sum of an
-append-only ledger.
+append-only ledger (app.progress.exercise_xp; a new grading after an override re-balances the same
+way: app.submissions.reviews.rebalance_after_grading).
 
 Concurrency: an override first takes the learner's row lock (an UPDATE of the user row: a row
 lock on PostgreSQL, the write lock on SQLite), so overrides of one learner's submissions run one
@@ -26,20 +27,18 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import func, select, update
+from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.core import vocabulary
 from app.core.clock import utcnow
-from app.progress import events as ev
-from app.progress import ledger, verdicts
+from app.progress import ledger
+from app.progress.exercise_xp import compensate, lock_learner, override_reference
 from app.progress.grading import record_verdict_override
-from app.progress.models import XpEntry
-from app.progress.xp import exercise_xp_from_specs
 from app.submissions import states
 from app.submissions.models import Submission, SubmissionReview
-from app.submissions.reviews import effective_verdict, reviews_for
+from app.submissions.reviews import effective_verdict, exercise_submission_ids, reviews_for
 
 MAX_REASON = 2000
 
@@ -48,52 +47,6 @@ class ReviewError(Exception):
     def __init__(self, status: int, code: str):
         super().__init__(code)
         self.status, self.code = status, code
-
-
-def _key(sub_id: int) -> str:
-    return f"submission:{sub_id}"
-
-
-def _override_entries(db: Session, user: User, sub_ids: set[int]):
-    """The live override adjustments of these submissions (their ids are in the reference)."""
-    for source_id, amount in db.execute(select(XpEntry.source_id, XpEntry.amount).where(
-            XpEntry.user_id == user.id, XpEntry.epoch == user.progress_epoch, XpEntry.voided.is_(False),
-            XpEntry.source == "adjustment", XpEntry.source_id.like("submission:%:override:%"))):
-        sub = source_id.split(":")[1]
-        if sub.isdigit() and int(sub) in sub_ids:
-            yield amount
-
-
-def exercise_xp_now(db: Session, user: User, exercise_id: str, sub_ids: set[int]) -> int:
-    """What the ledger pays this learner for this exercise now: pass, tiers and override entries."""
-    live = (XpEntry.user_id == user.id, XpEntry.epoch == user.progress_epoch, XpEntry.voided.is_(False))
-    paid = db.scalar(select(func.coalesce(func.sum(XpEntry.amount), 0)).where(
-        *live, ((XpEntry.source == "exercise_pass") & (XpEntry.source_id == exercise_id))
-        | ((XpEntry.source == "exercise_tier") & XpEntry.source_id.like(exercise_id + ":%")))) or 0
-    return int(paid) + sum(_override_entries(db, user, sub_ids))
-
-
-def exercise_xp_target(db: Session, user: User, exercise_id: str) -> int:
-    """What it should pay, judged on the effective verdicts (app.progress.verdicts)."""
-    return verdicts.exercise_xp_target(ev.current_events(db, user), exercise_id, exercise_xp_from_specs())
-
-
-def _lock_learner(db: Session, user_id: int) -> User | None:
-    """Serialise XP and achievement changes of one learner: overrides and re-balances read what
-    the previous one committed (see the module's docstring). Returns the learner, freshly read."""
-    db.execute(update(User).where(User.id == user_id).values(progress_epoch=User.progress_epoch))
-    return db.get(User, user_id, populate_existing=True)
-
-
-def _compensate(db: Session, learner: User, exercise_id: str, reason: str, reference: str) -> int:
-    """One adjustment bringing the exercise's XP to its target; the amount (0 when none was due)."""
-    ids = set(db.scalars(select(Submission.id).where(Submission.user_id == learner.id,
-                                                     Submission.exercise_id == exercise_id)))
-    delta = exercise_xp_target(db, learner, exercise_id) - exercise_xp_now(db, learner, exercise_id, ids)
-    delta = max(delta, -ledger.total_xp(db, learner))  # never below zero in total
-    if delta and ledger.adjust(db, learner, delta, reason[:200], reference) is not None:
-        return delta
-    return 0
 
 
 def _clean_reason(reason: str) -> str:
@@ -142,7 +95,7 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
         raise ReviewError(403, "own_submission")
     if row.state != states.DONE:
         raise ReviewError(409, "not_graded")
-    learner = _lock_learner(db, row.user_id)
+    learner = lock_learner(db, row.user_id)
     trail = reviews_for(db, [row.id])[row.id]
     before = effective_verdict(row, trail)
     if before == verdict:
@@ -158,8 +111,8 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
     db.flush()  # the entry's id names the event, the compensating ledger row and the notification
     record_verdict_override(db, learner, row.exercise_id, row.id, review_id=entry.id, before=before,
                                     after=verdict, at=entry.created_at, lesson_slugs=lesson_slugs)
-    _compensate(db, learner, row.exercise_id, f"override {before}->{verdict}: {reason}",
-                f"{_key(row.id)}:override:{entry.id}")
+    compensate(db, learner, row.exercise_id, exercise_submission_ids(db, learner.id, row.exercise_id),
+               f"override {before}->{verdict}: {reason}", override_reference(row.id, entry.id))
     entry.xp_delta = ledger.total_xp(db, learner) - total_before
     verdict_changed(db, entry, learner.id)
     db.flush()
@@ -200,20 +153,3 @@ def review_json(r: SubmissionReview) -> dict:
 
 def result_of(row: Submission) -> dict | None:
     return json.loads(row.result) if row.result else None
-
-
-def rebalance_after_grading(db: Session, user_id: int, exercise_id: str, sub_id: int) -> int:
-    """Called once a new Result is recorded. Only when a grader has overridden one of this learner's
-    submissions for the exercise: bring its XP back to what the effective verdicts are worth (a
-    genuine pass after a revoked one pays again, since the ledger pays the pass deed only once).
-    Returns the compensating amount (0 almost always)."""
-    overridden = db.scalar(select(SubmissionReview.id).join(Submission, Submission.id == SubmissionReview.submission_id)
-                           .where(Submission.user_id == user_id, Submission.exercise_id == exercise_id,
-                                  SubmissionReview.kind == "override").limit(1))
-    if overridden is None:
-        return 0
-    learner = _lock_learner(db, user_id)
-    if learner is None:
-        return 0
-    return _compensate(db, learner, exercise_id, "rebalanced after a new grading (earlier grader override)",
-                       f"{_key(sub_id)}:override:regrade")

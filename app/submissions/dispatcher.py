@@ -315,7 +315,7 @@ class Dispatcher:
         assert row.result is not None  # recorded rows are done, and a done row holds its Result
         record_grading_result(db, row.user_id, row.exercise_id, row.id, Result.from_json(row.result),
                               lesson_slugs=self.lesson_slugs())
-        from app.graders.reviews import rebalance_after_grading
+        from app.submissions.reviews import rebalance_after_grading
 
         # a grader's earlier override of this exercise may need XP to follow the new verdict
         rebalance_after_grading(db, row.user_id, row.exercise_id, row.id)

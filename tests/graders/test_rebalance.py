@@ -34,7 +34,7 @@ def test_a_pass_after_a_revoked_pass_pays_again(app_client, fake_gpu):  # noqa: 
     # and nothing changes for learners nobody overrode
     bob = add_user(client.app, "bob")
     insert_graded(client.app, "bob", passed_result())
-    from app.graders.reviews import rebalance_after_grading
+    from app.submissions.reviews import rebalance_after_grading
     with client.app.state.session_factory() as db:
         from sqlalchemy import select
 
