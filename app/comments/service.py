@@ -2,6 +2,8 @@
 the commit to the caller (a route). Refusals raise CommentsError with a message code."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
@@ -13,9 +15,13 @@ from app.comments.models import Comment, CommentFollow, CommentReport, CommentTh
 from app.comments.permissions import can_moderate
 from app.comments.text import is_blank, normalise
 from app.core.clock import utcnow
-from app.notifications import service as notify
 from app.progress.once import insert_once
 from app.progress.social import record_comment_posted, record_reply_marked_helpful
+
+# Called with (db, comment, parent) for every new comment, after it is stored and its author follows
+# the thread. Who hears about it is the bell's business: app.notifications.service registers here
+# when it is imported (the app's factory includes its routes), so comments import nothing above them.
+COMMENT_POSTED: list[Callable[[Session, Comment, Comment | None], object]] = []
 
 
 def thread_for(db: Session, slug: str, *, create: bool = False) -> CommentThread | None:
@@ -79,7 +85,8 @@ def post(db: Session, cfg: CommentsConfig, user: User, slug: str, lang: str, bod
     db.add(comment)
     db.flush()
     insert_once(db, CommentFollow, user_id=user.id, thread_id=thread.id, created_at=utcnow())
-    notify.comment_posted(db, comment, parent)
+    for listener in COMMENT_POSTED:
+        listener(db, comment, parent)
     record_comment_posted(db, user, comment.id, lesson_slugs)
     return comment
 

@@ -18,6 +18,8 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.comments import service as comments
+from app.comments.models import Comment, CommentFollow, CommentThread
 from app.core.clock import utcnow
 from app.notifications.models import Notification, NotificationPreference
 from app.progress.once import insert_once
@@ -45,8 +47,6 @@ def set_mode(db: Session, user: User, mode: str) -> str:
 
 def comment_posted(db: Session, comment, parent) -> int:
     """Create the notifications a new comment causes; returns how many were created."""
-    from app.comments.models import CommentFollow  # late: comments imports this module
-
     recipients: dict[int, str] = {}
     if parent is not None and parent.author_id is not None:
         recipients[parent.author_id] = "reply"
@@ -67,6 +67,9 @@ def comment_posted(db: Session, comment, parent) -> int:
     return created
 
 
+comments.COMMENT_POSTED.append(comment_posted)  # app.comments.service.post calls it for every new comment
+
+
 def verdict_changed(db: Session, review: SubmissionReview, learner_id: int) -> bool:
     """The notification of a grader's override (one per audit entry, by the unique key)."""
     if review.grader_id == learner_id:
@@ -77,8 +80,6 @@ def verdict_changed(db: Session, review: SubmissionReview, learner_id: int) -> b
 
 def _visible(query):
     """Only notifications that can still be read: a verdict change, or a comment not hidden or deleted."""
-    from app.comments.models import Comment
-
     return query.outerjoin(Comment, Comment.id == Notification.comment_id).where(or_(
         Notification.review_id.is_not(None),
         and_(Comment.id.is_not(None), Comment.hidden_at.is_(None), Comment.deleted_at.is_(None))))
@@ -104,7 +105,6 @@ class NotificationView:
 
 
 def recent(db: Session, user: User, limit: int = 50) -> list[NotificationView]:
-    from app.comments.models import Comment, CommentThread
     from app.submissions.models import Submission, SubmissionReview
 
     rows = db.execute(_visible(select(Notification, Comment.lang, CommentThread.lesson_slug, User.username,
