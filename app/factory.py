@@ -14,16 +14,13 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app import models as _schema  # noqa: F401  (registers every feature's tables on Base.metadata)
 from app.accounts.auth import AccountsConfig
-from app.accounts.messages import AccountsError
 from app.accounts.routes import router as accounts_router
-from app.accounts.views import accounts_error
 from app.comments.limits import CommentsConfig
-from app.comments.messages import CommentsError
 from app.comments.routes import router as comments_router
-from app.comments.web import comments_error
 from app.core import openapi, vocabulary
 from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
+from app.core.errors import AppError
 from app.core.headers import SecurityHeadersMiddleware
 from app.core.migrate import require_head, upgrade_to_head
 from app.core.page_cache import PageCache
@@ -113,8 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, errors.validation_error)
     openapi.install(app)  # /openapi.json: the /api/ operations and their documented refusals
     app.add_exception_handler(Exception, errors.server_error)
-    app.add_exception_handler(AccountsError, accounts_error)
-    app.add_exception_handler(CommentsError, comments_error)
+    app.add_exception_handler(AppError, errors.app_error)  # every feature's refusals: JSON on /api/, else a page
     app.mount("/static", CachedStaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/healthz", include_in_schema=False)

@@ -30,7 +30,7 @@ def _password(args: argparse.Namespace) -> str:
 
 def cmd_create_admin(args: argparse.Namespace) -> int:
     from app.accounts import users
-    from app.accounts.messages import AccountsError, message
+    from app.accounts.messages import AccountsError
     from app.core.config import Settings
     from app.core.db import make_engine, make_session_factory
     from app.core.migrate import upgrade_to_head
@@ -50,7 +50,7 @@ def cmd_create_admin(args: argparse.Namespace) -> int:
             try:
                 user = users.create_user(db, args.username, _password(args), role="admin")
             except AccountsError as exc:
-                print(message(exc.code, "en"), file=sys.stderr)
+                print(exc.message("en"), file=sys.stderr)
                 return 1
             db.commit()
             print(f"created admin {user.username}")

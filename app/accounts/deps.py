@@ -24,21 +24,21 @@ def current_auth(request: Request, db: Session = Depends(db_session)) -> authn.A
     try:
         auth = authn.resolve(request, db)
     except authn.BadToken:
-        raise AccountsError(401, "bad_token", {"WWW-Authenticate": "Bearer"}) from None
+        raise AccountsError("bad_token", status=401, headers={"WWW-Authenticate": "Bearer"}) from None
     request.state.auth = auth
     return auth
 
 
 def require_auth(auth: authn.Auth | None = Depends(current_auth)) -> authn.Auth:
     if auth is None:
-        raise AccountsError(401, "auth_required")
+        raise AccountsError("auth_required", status=401)
     return auth
 
 
 def require_permission(permission: str):
     def check(auth: authn.Auth = Depends(require_auth)) -> authn.Auth:
         if not can(auth.user.role, permission):
-            raise AccountsError(403, "forbidden")
+            raise AccountsError("forbidden", status=403)
         return auth
     return check
 
@@ -62,7 +62,7 @@ async def csrf_protect(request: Request, auth: authn.Auth | None = Depends(curre
 def verify_csrf(request: Request, auth: authn.Auth | None, sent) -> None:
     origin = request.headers.get("origin")
     if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host", ""):
-        raise AccountsError(403, "csrf")
+        raise AccountsError("csrf", status=403)
     expected = auth.csrf_token if auth is not None else request.cookies.get(authn.VISITOR_CSRF_COOKIE)
     if not expected or not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), expected.encode()):
-        raise AccountsError(403, "csrf")
+        raise AccountsError("csrf", status=403)

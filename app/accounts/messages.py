@@ -1,11 +1,12 @@
 """Error codes of the accounts pages and API, with their English text (msgids for gettext).
 
 ``_`` here only marks strings for extraction (app/i18n/tools.py); pages translate them with
-the reader's catalog, the API returns both the code and the translated text.
+the reader's catalog, the API returns both the code and the translated text. Codes every feature
+shares (auth_required, forbidden, not_found) are in app/core/errors.py.
 """
 from __future__ import annotations
 
-from app.i18n import gettext_for
+from app.core.errors import AppError
 
 
 def _(text: str) -> str:
@@ -28,28 +29,24 @@ MESSAGES = {
     "wrong_password": _("The password is not correct."),
     "rate_limited": _("Too many attempts. Please wait a few minutes and try again."),
     "csrf": _("This form has expired or did not come from this site. Reload the page and try again."),
-    "auth_required": _("Please sign in first."),
     "bad_token": _("The API token is not valid or has been revoked."),
-    "forbidden": _("You do not have permission to do that."),
     "bad_role": _("Unknown role."),
     "last_admin": _("The last administrator cannot give up that role."),
     "own_xp": _("You cannot adjust your own XP; another grader or an administrator has to."),
     "confusable_username": _("This username looks like an existing one. Please choose another."),
     "bad_timezone": _("Unknown time zone."),
     "token_name": _("Give the token a name of 1 to 64 characters."),
-    "not_found": _("Not found."),
     "bad_request": _("The request could not be read."),
     "confirm_required": _("Please confirm first."),
 }
 
 
+class AccountsError(AppError):
+    """A refusal of the accounts pages and API: an AppError that reads its texts here."""
+
+    messages = MESSAGES
+
+
 def message(code: str, lang: str) -> str:
-    return gettext_for(lang)(MESSAGES.get(code, MESSAGES["bad_request"]))
-
-
-class AccountsError(Exception):
-    """A refused request: rendered as JSON on /api/ paths and as a small page elsewhere."""
-
-    def __init__(self, status: int, code: str, headers: dict | None = None):
-        super().__init__(code)
-        self.status, self.code, self.headers = status, code, headers or {}
+    """The text of ``code`` for the reader (a form's error line)."""
+    return AccountsError(code).message(lang)

@@ -148,7 +148,7 @@ def admin_set_role(lang: str, user_id: RowId, request: Request, role: str = Form
     require_lang(lang)
     target = db.get(User, user_id)
     if target is None:
-        raise AccountsError(404, "not_found")
+        raise AccountsError("not_found", status=404)
     users.change_role(db, target, role)
     db.commit()
     return RedirectResponse(f"/{lang}/admin/users", status_code=303)

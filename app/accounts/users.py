@@ -21,21 +21,21 @@ def valid_timezone(name: str | None) -> str:
 
 
 def create_user(db: Session, username: str, password: str, *, role: str = "learner", tz: str = "UTC") -> User:
-    """Validates, hashes and inserts; raises AccountsError(400/409, code)."""
+    """Validates, hashes and inserts; raises AccountsError(code, status=400 or 409)."""
     problem = usernames.username_problem(username)
     if problem:
-        raise AccountsError(409 if problem == "username_taken" else 400, problem)
+        raise AccountsError(problem, status=409 if problem == "username_taken" else 400)
     name = usernames.normalize(username)
     problem = passwords.password_problem(password, name)
     if problem:
-        raise AccountsError(400, problem)
+        raise AccountsError(problem, status=400)
     if role not in ROLES:
-        raise AccountsError(400, "bad_role")
+        raise AccountsError("bad_role", status=400)
     key = usernames.username_key(name)
     if db.scalar(select(User.id).where(User.username_key == key)) is not None:
-        raise AccountsError(409, "username_taken")
+        raise AccountsError("username_taken", status=409)
     if _looks_taken(db, name):
-        raise AccountsError(409, "confusable_username")
+        raise AccountsError("confusable_username", status=409)
     user = User(username=name, username_key=key, password_hash=passwords.hash_password(password), role=role,
                 tz=valid_timezone(tz), progress_epoch=0, created_at=utcnow())
     db.add(user)
@@ -43,7 +43,7 @@ def create_user(db: Session, username: str, password: str, *, role: str = "learn
         db.flush()
     except IntegrityError:  # a concurrent sign-up took the name between the check and the insert
         db.rollback()
-        raise AccountsError(409, "username_taken") from None
+        raise AccountsError("username_taken", status=409) from None
     return user
 
 
@@ -97,12 +97,12 @@ def _keep_an_admin(db: Session, user: User) -> None:
     _lock_admins(db)
     role = db.scalar(select(User.role).where(User.id == user.id))
     if role == "admin" and admin_count(db) <= 1:
-        raise AccountsError(409, "last_admin")
+        raise AccountsError("last_admin", status=409)
 
 
 def change_role(db: Session, user: User, role: str) -> None:
     if role not in ROLES:
-        raise AccountsError(400, "bad_role")
+        raise AccountsError("bad_role", status=400)
     if role != "admin":
         _keep_an_admin(db, user)
     user.role = role

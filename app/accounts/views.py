@@ -5,11 +5,9 @@ import re
 import secrets
 
 from fastapi import Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse
 
 from app.accounts.auth import VISITOR_CSRF_COOKIE, Auth
-from app.accounts.messages import AccountsError, message
-from app.i18n.requests import preferred_language
 from app.templating import page_context
 
 SAFE_NEXT = re.compile(r"^/(ko|en)(/[A-Za-z0-9\-_/]*)?$")
@@ -46,14 +44,3 @@ def render(request: Request, template: str, context: dict, status: int = 200,
                             secure=request.url.scheme == "https", path="/")
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-async def accounts_error(request: Request, exc: AccountsError) -> Response:
-    lang = preferred_language(request, request.app.state.settings.default_language)
-    text = message(exc.code, lang)
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": exc.code, "message": text}, status_code=exc.status, headers=exc.headers)
-    auth = getattr(request.state, "auth", None)
-    context = account_context(request, lang, "/", auth)
-    context.update(status=exc.status, error_text=text)
-    return render(request, "accounts/message.html", context, status=exc.status, headers=exc.headers)

@@ -2,7 +2,9 @@
 English text that is also the gettext msgid (``_`` only marks it for extraction)."""
 from __future__ import annotations
 
-from app.i18n import gettext_for
+from typing import Any
+
+from app.core.errors import AppError
 
 
 def _(text: str) -> str:
@@ -33,14 +35,11 @@ MESSAGES = {
 }
 
 
-def message(code: str, lang: str, **values) -> str:
-    text = gettext_for(lang)(MESSAGES.get(code, MESSAGES["bad_request"]))
-    return text % values if values else text
+class CommentsError(AppError):
+    """A refusal of these features: an AppError that reads its texts here."""
+
+    messages = MESSAGES
 
 
-class CommentsError(Exception):
-    """A refused request: JSON on /api/ paths, a small page elsewhere (see routes.comments_error)."""
-
-    def __init__(self, status: int, code: str, headers: dict | None = None, **values):
-        super().__init__(code)
-        self.status, self.code, self.headers, self.values = status, code, headers or {}, values
+def message(code: str, lang: str, **values: Any) -> str:
+    return CommentsError(code, values).message(lang)

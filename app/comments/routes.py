@@ -97,7 +97,7 @@ def get_comment(comment_id: RowId, request: Request, auth=Depends(current_auth),
     comment = db.get(Comment, comment_id)
     viewer = auth.user if auth else None
     if comment is None or comment.deleted_at is not None or (comment.hidden_at is not None and not can_moderate(viewer)):
-        raise CommentsError(404, "not_found")
+        raise CommentsError("not_found", status=404)
     data = {"id": comment.id, "parent_id": comment.parent_id, "lang": comment.lang, "html": comment.body_html,
             "edited": comment.edited_at is not None, "helpful": comment.helpful_at is not None}
     if viewer is not None and viewer.id == comment.author_id:
@@ -204,7 +204,7 @@ def comments_page(lang: str, slug: str, request: Request, sort: str = "newest", 
                   auth=Depends(current_auth), db: Session = Depends(db_session)) -> HTMLResponse:
     """The comments alone, rendered on the server: for readers without JavaScript."""
     if lang not in LANGUAGES:
-        raise CommentsError(404, "lesson_not_found")
+        raise CommentsError("lesson_not_found", status=404)
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)
     viewer = auth.user if auth else None

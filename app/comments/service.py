@@ -35,30 +35,30 @@ def thread_for(db: Session, slug: str, *, create: bool = False) -> CommentThread
 def checked_body(cfg: CommentsConfig, body: str) -> str:
     text = normalise(body if isinstance(body, str) else "")
     if is_blank(text):
-        raise CommentsError(400, "empty")
+        raise CommentsError("empty", status=400)
     if len(text) > cfg.max_length:
-        raise CommentsError(400, "too_long", max=cfg.max_length, n=len(text))
+        raise CommentsError("too_long", {"max": cfg.max_length, "n": len(text)}, status=400)
     return text
 
 
 def _visible_comment(db: Session, comment_id: int, viewer: User | None) -> Comment:
     comment = db.get(Comment, comment_id) if isinstance(comment_id, int) else None
     if comment is None or (comment.hidden_at is not None and not can_moderate(viewer)):
-        raise CommentsError(404, "not_found")
+        raise CommentsError("not_found", status=404)
     return comment
 
 
 def _own(comment: Comment, user: User) -> None:
     if comment.author_id != user.id:
-        raise CommentsError(403, "not_yours")
+        raise CommentsError("not_yours", status=403)
     if comment.deleted_at is not None:
-        raise CommentsError(409, "deleted")
+        raise CommentsError("deleted", status=409)
 
 
 def _unlocked(db: Session, thread_id: int) -> CommentThread:
     thread = db.get(CommentThread, thread_id)
     if thread.locked_at is not None:
-        raise CommentsError(409, "locked")
+        raise CommentsError("locked", status=409)
     return thread
 
 
@@ -67,17 +67,17 @@ def post(db: Session, cfg: CommentsConfig, user: User, slug: str, lang: str, bod
     text = checked_body(cfg, body)
     thread = thread_for(db, slug, create=True)
     if thread.locked_at is not None:
-        raise CommentsError(409, "locked")
+        raise CommentsError("locked", status=409)
     parent = None
     if parent_id is not None:
         parent = _visible_comment(db, parent_id, user)
         if parent.thread_id != thread.id:
-            raise CommentsError(404, "not_found")
+            raise CommentsError("not_found", status=404)
         if parent.deleted_at is not None:
-            raise CommentsError(409, "deleted")
+            raise CommentsError("deleted", status=409)
     wait = take(db, "comment", str(user.id), cfg.comment_rates)
     if wait:
-        raise CommentsError(429, "rate_limited", {"Retry-After": str(wait)}, seconds=wait)
+        raise CommentsError("rate_limited", {"seconds": wait}, status=429, headers={"Retry-After": str(wait)})
     comment = Comment(thread_id=thread.id, parent_id=parent.id if parent else None,
                       root_id=(parent.root_id or parent.id) if parent else None,
                       depth=parent.depth + 1 if parent else 0, author_id=user.id, lang=lang, body=text,
@@ -111,7 +111,7 @@ def delete(db: Session, user: User, comment_id: int) -> Comment:
 
 def _moderator(user: User) -> None:
     if not can_moderate(user):
-        raise CommentsError(403, "forbidden")
+        raise CommentsError("forbidden", status=403)
 
 
 def set_hidden(db: Session, user: User, comment_id: int, hidden: bool) -> Comment:
@@ -132,16 +132,16 @@ def mark_helpful(db: Session, user: User, reply_id: int, lesson_slugs: frozenset
     reply = _visible_comment(db, reply_id, user)
     parent = db.get(Comment, reply.parent_id) if reply.parent_id else None
     if parent is None or parent.author_id != user.id:
-        raise CommentsError(403, "helpful_not_parent")
+        raise CommentsError("helpful_not_parent", status=403)
     if reply.author_id == user.id:
-        raise CommentsError(403, "helpful_own")
+        raise CommentsError("helpful_own", status=403)
     if reply.deleted_at is not None:
-        raise CommentsError(409, "deleted")
+        raise CommentsError("deleted", status=409)
     # one statement decides, so two clicks at once cannot both count
     marked = db.execute(update(Comment).where(Comment.id == reply.id, Comment.helpful_at.is_(None))
                         .values(helpful_at=utcnow())).rowcount
     if not marked:
-        raise CommentsError(409, "helpful_done")
+        raise CommentsError("helpful_done", status=409)
     db.refresh(reply)
     author = db.get(User, reply.author_id) if reply.author_id else None
     if author is not None:
@@ -152,17 +152,17 @@ def mark_helpful(db: Session, user: User, reply_id: int, lesson_slugs: frozenset
 def report(db: Session, cfg: CommentsConfig, user: User, comment_id: int, reason: str) -> CommentReport:
     comment = _visible_comment(db, comment_id, user)
     if comment.deleted_at is not None:
-        raise CommentsError(409, "deleted")
+        raise CommentsError("deleted", status=409)
     reason = normalise(reason if isinstance(reason, str) else "")
     if is_blank(reason) or len(reason) > cfg.report_reason_max:
-        raise CommentsError(400, "report_reason")
+        raise CommentsError("report_reason", status=400)
     wait = take(db, "comment-report", str(user.id), [(cfg.comment_reports_per_hour, 3600)])
     if wait:
-        raise CommentsError(429, "report_limited", {"Retry-After": str(wait)}, seconds=wait)
+        raise CommentsError("report_limited", {"seconds": wait}, status=429, headers={"Retry-After": str(wait)})
     new_id = insert_once(db, CommentReport, comment_id=comment.id, reporter_id=user.id, reason=reason,
                          created_at=utcnow())
     if new_id is None:
-        raise CommentsError(409, "report_done")
+        raise CommentsError("report_done", status=409)
     return db.get(CommentReport, new_id)
 
 

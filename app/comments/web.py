@@ -1,16 +1,14 @@
 """Helpers the comments, notifications and reports routes share: the lesson, the language of
-messages, signed-in writers (sign-in checked before CSRF, so a visitor hears "sign in"), and the
-error handler for CommentsError."""
+messages, signed-in writers (sign-in checked before CSRF, so a visitor hears "sign in"). Their
+refusals (CommentsError) are rendered by app/routes/errors.py like every AppError."""
 from __future__ import annotations
 
 from fastapi import Depends, Request
-from fastapi.responses import JSONResponse, Response
 
 from app.accounts import auth as authn
 from app.accounts.deps import csrf_protect, require_auth
-from app.accounts.views import account_context, render
 from app.comments.limits import CommentsConfig
-from app.comments.messages import CommentsError, message
+from app.comments.messages import CommentsError
 from app.core.config import LANGUAGES
 from app.i18n.requests import preferred_language
 
@@ -42,7 +40,7 @@ def lesson_or_404(request: Request, slug: str):
     for lesson in lessons(request):
         if lesson.slug == slug:
             return lesson
-    raise CommentsError(404, "lesson_not_found")
+    raise CommentsError("lesson_not_found", status=404)
 
 
 def slugs(request: Request) -> frozenset[str]:
@@ -51,13 +49,3 @@ def slugs(request: Request) -> frozenset[str]:
 
 def signed_in_writer(auth: authn.Auth = Depends(require_auth), _csrf: None = Depends(csrf_protect)) -> authn.Auth:
     return auth
-
-
-async def comments_error(request: Request, exc: CommentsError) -> Response:
-    lang = getattr(request.state, "ui_lang", None) or ui_lang(request)
-    text = message(exc.code, lang, **exc.values)
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": exc.code, "message": text}, status_code=exc.status, headers=exc.headers)
-    context = account_context(request, lang, "/", getattr(request.state, "auth", None))
-    context.update(status=exc.status, error_text=text)
-    return render(request, "accounts/message.html", context, status=exc.status, headers=exc.headers)

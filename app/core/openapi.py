@@ -2,8 +2,9 @@
 
 - Only the API: HTML pages are not an API (and their GET+HEAD routes gave duplicate operation ids).
 - Every operation documents its refusals: any 4xx is ``{"error", "message", "params"}`` in the reader's
-  language (app/routes/errors.py and each area's errors), not FastAPI's ``HTTPValidationError``, which
-  our handlers never send. tests/hardening/test_api_fuzz.py holds responses to this schema.
+  language (every ``AppError`` and HTTP error, rendered by app/routes/errors.py), not FastAPI's
+  ``HTTPValidationError``, which our handlers never send. tests/hardening/test_api_fuzz.py holds
+  responses to this schema.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ class CSVResponse(Response):
 
 ERROR_SCHEMA = {
     "type": "object",
-    "required": ["error", "message"],
+    "required": ["error", "message", "params"],
     "properties": {
         "error": {"type": "string", "description": "a stable code, e.g. rate_limited"},
         "message": {"type": "string", "description": "the sentence for the reader, in their language"},

@@ -15,7 +15,6 @@ from app.core.ids import RowId
 from app.core.jsonbody import JsonBodyError, loads_strict
 from app.core.openapi import CSVResponse
 from app.graders import listing, reviews
-from app.graders.messages import ERRORS, text
 from app.i18n.requests import api_lang
 
 router = make_router(prefix="/api/graders", tags=["graders"])
@@ -92,17 +91,13 @@ async def stuck_csv(request: Request, min: str = Query("", max_length=20), exerc
                     headers={"Cache-Control": "no-store", "Content-Disposition": 'attachment; filename="stuck.csv"'})
 
 
-def _error(request: Request, exc: reviews.ReviewError) -> JSONResponse:
-    return JSONResponse({"error": exc.code, "message": text(ERRORS, exc.code, api_lang(request))}, status_code=exc.status)
-
-
 async def _body(request: Request) -> dict:
     try:
         data = loads_strict(await request.body() or b"{}")
     except JsonBodyError:
         data = None
     if not isinstance(data, dict):
-        raise reviews.ReviewError(400, "bad_json")
+        raise reviews.ReviewError("bad_json", status=400)
     return data
 
 
@@ -134,11 +129,8 @@ def act(request: Request, auth, sub_id: RowId, kind: str, data: dict) -> dict:
 
 def _make(kind: str):
     async def handler(sub_id: RowId, request: Request, auth=Depends(reviewer_with_csrf)):
-        try:
-            data = await _body(request)
-            entry = await run_in_threadpool(act, request, auth, sub_id, kind, data)
-        except reviews.ReviewError as exc:
-            return _error(request, exc)
+        data = await _body(request)  # a refusal (ReviewError) is answered by app/routes/errors.py
+        entry = await run_in_threadpool(act, request, auth, sub_id, kind, data)
         repeated = entry.pop("repeated", False)
         return JSONResponse({"review": entry, "repeated": repeated}, status_code=200 if repeated else 201)
     handler.__name__ = f"{kind}_submission"

@@ -1,7 +1,7 @@
 """Refusals of the graders' API and forms, in the reader's language."""
 from __future__ import annotations
 
-from app.i18n import gettext_for
+from app.core.errors import AppError, translate
 
 
 def _(text: str) -> str:
@@ -16,7 +16,6 @@ ERRORS = {
     "own_submission": _("You cannot override the verdict of your own submission; another grader has to."),
     "same_verdict": _("This submission already has that verdict."),
     "already_queued": _("This submission is already waiting or running."),
-    "not_found": _("Not found."),
     "bad_json": _("The request body must be a JSON object."),
 }
 
@@ -27,5 +26,11 @@ DONE = {
 }
 
 
+class ReviewError(AppError):
+    """A refused grader action: an AppError that reads its texts here (not_found: app/core/errors.py)."""
+
+    messages = ERRORS
+
+
 def text(table: dict[str, str], code: str, lang: str) -> str:
-    return gettext_for(lang)(table.get(code, code))
+    return translate(table, code, lang)

@@ -20,7 +20,7 @@ from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
 from app.graders import listing, reviews
 from app.graders.api import act, exercise_titles
-from app.graders.messages import DONE, ERRORS, text
+from app.graders.messages import DONE, text
 from app.i18n.requests import require_lang
 from app.panel.submission import present_submission
 from app.rendering.code import CudaCppLexer
@@ -113,6 +113,6 @@ async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason
     except reviews.ReviewError as exc:
         if exc.code == "not_found":
             raise HTTPException(404) from exc
-        return await run_in_threadpool(_detail, request, lang, sub_id, auth, error=text(ERRORS, exc.code, lang),
+        return await run_in_threadpool(_detail, request, lang, sub_id, auth, error=exc.message(lang),
                                        status=exc.status)
     return RedirectResponse(f"/{lang}/graders/submissions/{sub_id}?done={kind}", status_code=303)

@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.core import vocabulary
 from app.core.clock import utcnow
+from app.graders.messages import ReviewError
 from app.progress import ledger
 from app.progress.exercise_xp import compensate, lock_learner, override_reference
 from app.progress.grading import record_verdict_override
@@ -43,25 +44,19 @@ from app.submissions.reviews import effective_verdict, exercise_submission_ids, 
 MAX_REASON = 2000
 
 
-class ReviewError(Exception):
-    def __init__(self, status: int, code: str):
-        super().__init__(code)
-        self.status, self.code = status, code
-
-
 def _clean_reason(reason: str) -> str:
     reason = (reason or "").strip()
     if not reason:
-        raise ReviewError(422, "reason_required")
+        raise ReviewError("reason_required", status=422)
     if len(reason) > MAX_REASON:
-        raise ReviewError(422, "reason_too_long")
+        raise ReviewError("reason_too_long", status=422)
     return reason
 
 
 def _load(db: Session, sub_id: int) -> Submission:
     row = db.get(Submission, sub_id)
     if row is None:
-        raise ReviewError(404, "not_found")
+        raise ReviewError("not_found", status=404)
     return row
 
 
@@ -89,12 +84,12 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
 
     reason = _clean_reason(reason)
     if verdict not in vocabulary.OVERRIDE_VERDICTS:
-        raise ReviewError(422, "bad_verdict")
+        raise ReviewError("bad_verdict", status=422)
     row = _load(db, sub_id)
     if row.user_id == grader.id:  # it would pay the grader XP: a second person decides (issue 15, item 9)
-        raise ReviewError(403, "own_submission")
+        raise ReviewError("own_submission", status=403)
     if row.state != states.DONE:
-        raise ReviewError(409, "not_graded")
+        raise ReviewError("not_graded", status=409)
     learner = lock_learner(db, row.user_id)
     trail = reviews_for(db, [row.id])[row.id]
     before = effective_verdict(row, trail)
@@ -102,7 +97,7 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
         latest = next((r for r in reversed(trail) if r.kind == "override"), None)
         if latest is not None:
             return latest, False
-        raise ReviewError(409, "same_verdict")
+        raise ReviewError("same_verdict", status=409)
     total_before = ledger.total_xp(db, learner)
     entry = SubmissionReview(submission_id=row.id, grader_id=grader.id, grader_name=grader.username,
                              kind="override", verdict_before=before, verdict_after=verdict, reason=reason,
@@ -126,7 +121,7 @@ def rerun(db: Session, grader: User, sub_id: int, reason: str) -> SubmissionRevi
     (``record_grading_result`` is idempotent per submission id)."""
     row = _load(db, sub_id)
     if row.state not in (states.DONE, states.AWAITING_GPU):
-        raise ReviewError(409, "already_queued")
+        raise ReviewError("already_queued", status=409)
     reason = (reason or "").strip()[:MAX_REASON] or "re-run"
     entry = SubmissionReview(submission_id=row.id, grader_id=grader.id, grader_name=grader.username, kind="rerun",
                              verdict_before=effective_verdict(row, reviews_for(db, [row.id])[row.id]),
@@ -140,7 +135,7 @@ def rerun(db: Session, grader: User, sub_id: int, reason: str) -> SubmissionRevi
                                  lease_expires_at=None, lane=None, started_at=None, finished_at=None,
                                  attempts=0, recorded=False, updated_at=now)).rowcount
     if changed != 1:
-        raise ReviewError(409, "already_queued")
+        raise ReviewError("already_queued", status=409)
     db.flush()
     return entry
 

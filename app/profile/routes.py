@@ -124,7 +124,7 @@ def revoke_token(lang: str, token_id: RowId, request: Request, auth=Depends(requ
                  db: Session = Depends(db_session)):
     require_lang(lang)
     if not authn.revoke_api_token(db, auth.user, token_id):
-        raise AccountsError(404, "not_found")
+        raise AccountsError("not_found", status=404)
     db.commit()
     return RedirectResponse(f"/{lang}/profile", status_code=303)
 
@@ -145,7 +145,7 @@ def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=De
                    db: Session = Depends(db_session)):
     require_lang(lang)
     if confirm != "yes":
-        raise AccountsError(400, "confirm_required")
+        raise AccountsError("confirm_required", status=400)
     user = db.get(User, auth.user.id)
     learner.reset_progress(db, user)
     db.commit()

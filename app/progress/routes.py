@@ -90,7 +90,7 @@ def complete(slug: str, request: Request, body: CompleteBody | None = None, auth
     lessons = _lessons(request)
     lesson = next((item for item in lessons if item.slug == slug), None)
     if lesson is None:
-        raise AccountsError(404, "not_found")
+        raise AccountsError("not_found", status=404)
     complete_lesson(db, auth.user, lesson, body.lang if body else None)
     new = award_achievements(db, auth.user, frozenset(item.slug for item in lessons))
     mark_announced(db, auth.user, new)
@@ -105,7 +105,7 @@ def user_progress(username: str, request: Request, auth=Depends(require_view_oth
                   db: Session = Depends(db_session)):
     user = users.find_user(db, username)
     if user is None:
-        raise AccountsError(404, "not_found")
+        raise AccountsError("not_found", status=404)
     return _progress_json(db, user, request, api_lang(request))
 
 
@@ -122,14 +122,14 @@ def adjust_xp(body: AdjustBody, request: Request, auth=Depends(require_xp_adjust
     """A grader's override: a compensating ledger entry, idempotent per ``reference``."""
     user = users.find_user(db, body.username)
     if user is None:
-        raise AccountsError(404, "not_found")
+        raise AccountsError("not_found", status=404)
     if user.id == auth.user.id:  # a second person adjusts a grader's XP (issue 15, item 9)
-        raise AccountsError(403, "own_xp")
+        raise AccountsError("own_xp", status=403)
     try:
         entry = ledger.adjust(db, user, body.amount, f"{body.reason} (by {auth.user.username})",
                               f"{auth.user.id}:{body.reference}")
     except ValueError as exc:
-        raise AccountsError(400, "bad_request") from exc
+        raise AccountsError("bad_request", status=400) from exc
     db.commit()
     return {"applied": entry is not None, "xp": ledger.total_xp(db, user)}
 
@@ -143,7 +143,7 @@ def set_role(username: str, body: RoleBody, request: Request, auth=Depends(requi
              db: Session = Depends(db_session)):
     user = users.find_user(db, username)
     if user is None:
-        raise AccountsError(404, "not_found")
+        raise AccountsError("not_found", status=404)
     users.change_role(db, user, body.role)
     db.commit()
     return {"username": user.username, "role": user.role}

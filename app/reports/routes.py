@@ -10,7 +10,7 @@ from app.accounts import auth as authn
 from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth
 from app.accounts.views import account_context, render
 from app.comments import service as comments
-from app.comments.messages import CommentsError, message
+from app.comments.messages import CommentsError
 from app.comments.permissions import can_moderate
 from app.comments.web import config, lesson_or_404, signed_in_writer, ui_lang
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
@@ -58,7 +58,7 @@ def report_submit(lang: str, slug: str, request: Request, what: str = Form(""), 
                        ip_digest=service.ip_hash(request.app.state.secret_key, _client_ip(request)))
     except CommentsError as exc:
         return _form(request, lang, lesson, auth, what=what[:5000], quote=quote[:5000], status=exc.status,
-                     headers=exc.headers, error=message(exc.code, lang, **exc.values))
+                     headers=exc.headers, error=exc.message(lang))
     db.commit()
     return render(request, "reports/thanks.html", thanks)
 
@@ -67,7 +67,7 @@ def report_submit(lang: str, slug: str, request: Request, what: str = Form(""), 
 
 def _moderator(auth: authn.Auth = Depends(require_auth)) -> authn.Auth:
     if not can_moderate(auth.user):
-        raise CommentsError(403, "forbidden")
+        raise CommentsError("forbidden", status=403)
     return auth
 
 
@@ -95,7 +95,7 @@ def set_problem_state(lang: str, report_id: RowId, action: str, request: Request
     require_lang(lang)
     if action not in ("resolve", "reopen") or not service.set_problem_resolved(db, auth.user, report_id,
                                                                                 action == "resolve"):
-        raise CommentsError(404, "not_found")
+        raise CommentsError("not_found", status=404)
     db.commit()
     return RedirectResponse(f"/{lang}/reports", status_code=303)
 
@@ -105,7 +105,7 @@ def handle_comment_report(lang: str, comment_id: RowId, action: str, request: Re
                           auth: authn.Auth = Depends(_moderator_writer), db: Session = Depends(db_session)):
     require_lang(lang)
     if action not in ("dismiss", "hide"):
-        raise CommentsError(404, "not_found")
+        raise CommentsError("not_found", status=404)
     if action == "hide":
         comments.set_hidden(db, auth.user, comment_id, True)
     service.resolve_comment_reports(db, auth.user, comment_id)

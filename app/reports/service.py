@@ -26,14 +26,14 @@ def submit(db: Session, cfg: CommentsConfig, *, slug: str, lang: str, what: str,
            user: User | None, ip_digest: str) -> ProblemReport:
     what, quote = normalise(what or ""), normalise(quote or "").strip()
     if is_blank(what):
-        raise CommentsError(400, "problem_empty")
+        raise CommentsError("problem_empty", status=400)
     if len(what) > cfg.problem_max_length:
-        raise CommentsError(400, "problem_too_long", max=cfg.problem_max_length)
+        raise CommentsError("problem_too_long", {"max": cfg.problem_max_length}, status=400)
     if len(quote) > cfg.quote_max_length:
-        raise CommentsError(400, "quote_too_long", max=cfg.quote_max_length)
+        raise CommentsError("quote_too_long", {"max": cfg.quote_max_length}, status=400)
     wait = take(db, "problem-report", ip_digest, [cfg.problem_reports])
     if wait:
-        raise CommentsError(429, "report_limited", {"Retry-After": str(wait)}, seconds=wait)
+        raise CommentsError("report_limited", {"seconds": wait}, status=429, headers={"Retry-After": str(wait)})
     row = ProblemReport(lesson_slug=slug, lang=lang, what=what, quote=quote, reporter_id=user.id if user else None,
                         ip_hash=ip_digest, created_at=utcnow())
     db.add(row)

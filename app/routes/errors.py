@@ -1,7 +1,14 @@
-"""Error answers in the reader's language — never a traceback, never raw English.
+"""Every refusal rendered in one place, in the reader's language — never a traceback, never raw English.
 
-Pages get the error page; anything under /api/ gets JSON of the same shape the API's own
-refusals use: ``{"error": code, "message": text in the reader's language, "params": {...}}``.
+A feature raises ``AppError`` (app/core/errors.py); an HTTPException, FastAPI's validation error and
+an unhandled exception become one by their status. Anything under /api/ gets JSON:
+``{"error": code, "message": text in the reader's language, "params": {...}}``; a page gets the
+error page: the refusal's own sentence (``accounts/message.html``) or, for a bare status, the
+page that explains the status (``error.html``).
+
+The reader's language: the one a route settled for this request (``request.state.ui_lang``, e.g. the
+``lang`` of a comment being posted), else ``?lang=`` on /api/ paths, else the URL prefix, the cookie,
+Accept-Language and the site's default (app/i18n/requests.py).
 """
 from __future__ import annotations
 
@@ -9,93 +16,77 @@ import logging
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.i18n import gettext_for
-from app.i18n.requests import preferred_language
+from app.accounts.views import account_context, render
+from app.core.config import LANGUAGES
+from app.core.errors import AppError
+from app.i18n.requests import api_lang, preferred_language
 from app.templating import page_context
 
 log = logging.getLogger(__name__)
-
-
-def _(text: str) -> str:  # marks msgids for extraction; translated per reader below
-    return text
-
-
-# Status → (code, message) for answers that carry no more specific text of their own.
-STATUS_MESSAGES = {
-    400: ("bad_request", _("The request could not be understood. Check what you entered and try again.")),
-    401: ("auth_required", _("Please sign in first.")),
-    403: ("forbidden", _("You do not have permission to do that.")),
-    404: ("not_found", _("Not found.")),
-    405: ("method_not_allowed", _("This address does not accept that kind of request.")),
-    413: ("body_too_large", _("The request is too large.")),
-    415: ("unsupported_media_type", _("This kind of content is not accepted here.")),
-    422: ("invalid_request", _("Some fields are missing or have the wrong type. Check the form and try again.")),
-    429: ("rate_limited", _("Too many requests. Please wait a moment and try again.")),
-    500: ("server_error", _("Something went wrong on our side. The error has been logged.")),
-}
-
-
-def _reader_language(request: Request) -> str:
-    return preferred_language(request, request.app.state.settings.default_language)
 
 
 def _is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
 
-def _status_text(request: Request, status: int) -> tuple[str, str]:
-    code, msgid = STATUS_MESSAGES.get(status, STATUS_MESSAGES[400 if status < 500 else 500])
-    return code, gettext_for(_reader_language(request))(msgid)
+def error_language(request: Request) -> str:
+    settled = getattr(request.state, "ui_lang", None)
+    if settled in LANGUAGES:
+        return settled
+    if _is_api(request):
+        return api_lang(request)
+    return preferred_language(request, request.app.state.settings.default_language)
 
 
-def _api_error(request: Request, status: int, params: dict | None = None) -> JSONResponse:
-    code, message = _status_text(request, status)
-    return JSONResponse({"error": code, "message": message, "params": params or {}}, status_code=status)
+def _api_answer(exc: AppError, lang: str) -> JSONResponse:
+    return JSONResponse({"error": exc.code, "message": exc.message(lang), "params": exc.params},
+                        status_code=exc.status, headers=exc.headers)
 
 
-def _error_page(request: Request, status: int) -> HTMLResponse:
-    settings = request.app.state.settings
-    lang = _reader_language(request)
-    context = page_context(lang, "/", settings.site_name)
-    context["status"] = status
-    context["status_message"] = _status_text(request, status)[1]
+def _page(request: Request, exc: AppError, lang: str, *, bare_status: bool) -> Response:
+    if not bare_status:  # a refusal with its own sentence, under the site's header (who is signed in)
+        context = account_context(request, lang, "/", getattr(request.state, "auth", None))
+        context.update(status=exc.status, error_text=exc.message(lang))
+        return render(request, "accounts/message.html", context, status=exc.status, headers=exc.headers)
+    context = page_context(lang, "/", request.app.state.settings.site_name)
+    context.update(status=exc.status, status_message=exc.message(lang))
     try:
         html = request.app.state.templates.get_template("error.html").render(context)
     except Exception:  # the error page itself must not fail
         log.exception("error template failed")
-        html = f"<!doctype html><title>{status}</title><h1>{status}</h1>"
-    return HTMLResponse(html, status_code=status)
+        html = f"<!doctype html><title>{exc.status}</title><h1>{exc.status}</h1>"
+    return HTMLResponse(html, status_code=exc.status, headers=exc.headers)
 
 
-def error_response(request: Request, status: int, params: dict | None = None):
-    """The answer for ``status`` in the reader's language: JSON under /api/, the error page elsewhere."""
-    return _api_error(request, status, params) if _is_api(request) else _error_page(request, status)
+def render_error(request: Request, exc: AppError, *, bare_status: bool = False) -> Response:
+    """The answer to a refusal: JSON under /api/, the error page elsewhere."""
+    lang = error_language(request)
+    return _api_answer(exc, lang) if _is_api(request) else _page(request, exc, lang, bare_status=bare_status)
 
 
-async def http_error(request: Request, exc: StarletteHTTPException):
-    if _is_api(request):
-        response = _api_error(request, exc.status_code)
-    else:
-        response = _error_page(request, exc.status_code)
-    if exc.headers:
-        response.headers.update(exc.headers)
-    return response
+def error_response(request: Request, status: int, params: dict | None = None) -> Response:
+    """The answer for a bare ``status`` (a body refused before the route ran)."""
+    return render_error(request, AppError.for_status(status, params), bare_status=True)
 
 
-async def validation_error(request: Request, exc: RequestValidationError):
+async def app_error(request: Request, exc: AppError) -> Response:
+    return render_error(request, exc)
+
+
+async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    return render_error(request, AppError.for_status(exc.status_code, headers=exc.headers), bare_status=True)
+
+
+async def validation_error(request: Request, exc: RequestValidationError) -> Response:
     """FastAPI's own 422 is English-only; answer in the reader's language, naming the fields."""
     fields = sorted({".".join(str(part) for part in error.get("loc", ())[1:]) or "body"
                      for error in exc.errors()})
-    if _is_api(request):
-        return _api_error(request, 422, {"fields": fields})
-    return _error_page(request, 422)
+    return render_error(request, AppError.for_status(422, {"fields": fields}), bare_status=True)
 
 
-async def server_error(request: Request, exc: Exception):
+async def server_error(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error on %s", request.url.path, exc_info=exc)
-    if _is_api(request):
-        return _api_error(request, 500)
-    return _error_page(request, 500)
+    return render_error(request, AppError.for_status(500), bare_status=True)

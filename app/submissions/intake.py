@@ -54,40 +54,40 @@ async def read_body(request: Request) -> bytes:
         try:
             size = int(declared)
         except ValueError:
-            raise SubmissionError(400, "bad_json") from None
+            raise SubmissionError("bad_json", status=400) from None
         if size > MAX_BODY_BYTES:
-            raise SubmissionError(413, "body_too_large", {"bytes": size, "limit": MAX_BODY_BYTES})
+            raise SubmissionError("body_too_large", {"bytes": size, "limit": MAX_BODY_BYTES}, status=413)
     chunks, total = [], 0
     async for chunk in request.stream():
         total += len(chunk)
         if total > MAX_BODY_BYTES:
-            raise SubmissionError(413, "body_too_large", {"bytes": total, "limit": MAX_BODY_BYTES})
+            raise SubmissionError("body_too_large", {"bytes": total, "limit": MAX_BODY_BYTES}, status=413)
         chunks.append(chunk)
     return b"".join(chunks)
 
 
 def parse_body(raw: bytes, content_type: str) -> Request_:
     if content_type and content_type.split(";")[0].strip().lower() not in ("application/json", ""):
-        raise SubmissionError(415, "bad_content_type")
+        raise SubmissionError("bad_content_type", status=415)
     try:
         data = loads_strict(raw)  # depth, lone surrogates and UTF-8 refused here, not as a 500 later
     except JsonBodyError:
-        raise SubmissionError(400, "bad_json") from None
+        raise SubmissionError("bad_json", status=400) from None
     if not isinstance(data, dict):
-        raise SubmissionError(400, "bad_json")
+        raise SubmissionError("bad_json", status=400)
     for key in data:
         if key not in FIELDS:
-            raise SubmissionError(422, "unknown_field", {"field": str(key)[:40]})
+            raise SubmissionError("unknown_field", {"field": str(key)[:40]}, status=422)
     if "source" not in data:
-        raise SubmissionError(422, "source_missing")
+        raise SubmissionError("source_missing", status=422)
     source = data["source"]
     if not isinstance(source, str):
-        raise SubmissionError(422, "source_not_text")
+        raise SubmissionError("source_not_text", status=422)
     size = len(source.encode("utf-8", "surrogatepass"))
     if size > MAX_SOURCE_BYTES:
-        raise SubmissionError(413, "source_too_large", {"bytes": size, "limit": MAX_SOURCE_BYTES})
+        raise SubmissionError("source_too_large", {"bytes": size, "limit": MAX_SOURCE_BYTES}, status=413)
     if not source.strip():
-        raise SubmissionError(422, "source_empty")
+        raise SubmissionError("source_empty", status=422)
     launch = data.get("launch")
     if launch is not None:
         check_launch_shape(launch)
@@ -102,7 +102,7 @@ def check_launch_shape(launch: Any) -> None:
     except LaunchRejected as exc:
         if exc.code in MALFORMED_LAUNCH:
             detail = exc.code + "".join(f" {k}={v}" for k, v in exc.params.items() if k != "allowed")
-            raise SubmissionError(422, "bad_launch", {"detail": detail, "code": exc.code, **exc.params}) from None
+            raise SubmissionError("bad_launch", {"detail": detail, "code": exc.code, **exc.params}, status=422) from None
 
 
 def exercise_exists(exercise_id: str) -> bool:
@@ -144,7 +144,7 @@ def check_limits(db: Session, user_id: int, now: dt.datetime, limits: Limits) ->
     mine = select(func.count()).select_from(Submission).where(Submission.user_id == user_id)
     in_flight = db.scalar(mine.where(Submission.state.in_(states.IN_FLIGHT))) or 0
     if in_flight > limits.max_in_flight:
-        raise SubmissionError(429, "too_many_in_flight", {"limit": limits.max_in_flight}, {"Retry-After": "5"})
+        raise SubmissionError("too_many_in_flight", {"limit": limits.max_in_flight}, status=429, headers={"Retry-After": "5"})
     for code, window, limit in (("hourly_limit", dt.timedelta(hours=1), limits.per_hour),
                                 ("daily_limit", dt.timedelta(days=1), limits.per_day)):
         since = now - window
@@ -155,5 +155,4 @@ def check_limits(db: Session, user_id: int, now: dt.datetime, limits: Limits) ->
                                                                    Submission.created_at > since)
                                .order_by(Submission.created_at).limit(1))
             wait = max(1, int(((oldest or now) + window - now).total_seconds()) + 1)
-            raise SubmissionError(429, code, {"limit": limit, "minutes": -(-wait // 60)},
-                                  {"Retry-After": str(wait)})
+            raise SubmissionError(code, {"limit": limit, "minutes": -(-wait // 60)}, status=429, headers={"Retry-After": str(wait)})

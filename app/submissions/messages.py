@@ -6,18 +6,14 @@ returned unchanged inside ``result`` (the page translates those).
 """
 from __future__ import annotations
 
-from typing import Any
-
-from app.i18n import gettext_for
+from app.core.errors import AppError
 
 
 def _(text: str) -> str:
     return text
 
 
-ERRORS = {
-    "auth_required": _("Please sign in first."),
-    "not_found": _("Not found."),
+ERRORS = {  # auth_required and not_found: app/core/errors.py
     "unknown_exercise": _("There is no exercise called %(exercise)s."),
     "body_too_large": _("The request is too large (%(bytes)s bytes; at most %(limit)s)."),
     "source_too_large": _("The source is too large: %(bytes)s bytes, at most %(limit)s bytes (64 KiB)."),
@@ -43,22 +39,7 @@ STATES = {
 }
 
 
-def translate(table: dict[str, str], code: str, lang: str, params: dict[str, Any] | None = None) -> str:
-    text = gettext_for(lang)(table.get(code, code))
-    if params:
-        try:
-            return text % params
-        except (KeyError, TypeError, ValueError):
-            return text
-    return text
+class SubmissionError(AppError):
+    """A refusal of the submissions API: an AppError that reads its texts here."""
 
-
-class SubmissionError(Exception):
-    """A refused request: JSON with a code, the text in the reader's language, and params."""
-
-    def __init__(self, status: int, code: str, params: dict[str, Any] | None = None,
-                 headers: dict[str, str] | None = None):
-        super().__init__(code)
-        self.status, self.code = status, code
-        self.params = params or {}
-        self.headers = headers or {}
+    messages = ERRORS

@@ -16,7 +16,7 @@ from app.core.ids import RowId
 from app.i18n.requests import api_lang
 from app.submissions import events, intake, queue
 from app.submissions.intake import MAX_BODY_BYTES
-from app.submissions.messages import ERRORS, SubmissionError, translate
+from app.submissions.messages import SubmissionError
 from app.submissions.models import Submission
 from app.submissions.schemas import ErrorBody, SubmissionCreated, SubmissionList, SubmissionRequest, SubmissionView
 from app.submissions.views import submission_json
@@ -25,12 +25,6 @@ router = make_router(prefix="/api", tags=["submissions"])
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody}
                                                     for code in (400, 401, 403, 404, 413, 415, 422, 429)}
 REVIEW = "submissions.review"
-
-
-async def submission_error(request: Request, exc: SubmissionError) -> JSONResponse:
-    lang = api_lang(request)
-    return JSONResponse({"error": exc.code, "message": translate(ERRORS, exc.code, lang, exc.params),
-                         "params": exc.params}, status_code=exc.status, headers=exc.headers)
 
 
 async def signed_in_with_csrf(request: Request, auth=Depends(require_auth)):
@@ -61,7 +55,7 @@ async def create_submission(exercise_id: str, request: Request, auth=Depends(sig
     raw = await intake.read_body(request)
     body = intake.parse_body(raw, request.headers.get("content-type", ""))
     if len(exercise_id) > 64 or not await run_in_threadpool(intake.exercise_exists, exercise_id):
-        raise SubmissionError(404, "unknown_exercise", {"exercise": exercise_id[:64]})
+        raise SubmissionError("unknown_exercise", {"exercise": exercise_id[:64]}, status=404)
 
     submissions = request.app.state.submissions
 
@@ -81,7 +75,7 @@ def _load_visible(request: Request, auth, sub_id: RowId, db: Session) -> tuple[d
     reviewer = can(auth.user.role, REVIEW)
     if row is None or (row.user_id != auth.user.id and not reviewer):
         db.commit()  # ends the read (commit, unlike rollback, keeps auth.user loaded)
-        raise SubmissionError(404, "not_found")  # never tell whether someone else's id exists
+        raise SubmissionError("not_found", status=404)  # never tell whether someone else's id exists
     view = submission_json(row, lang=api_lang(request), position=queue.position(db, row), include_source=True)
     db.commit()  # end the read: the connection goes back to the pool at once
     return view, row

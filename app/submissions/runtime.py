@@ -1,4 +1,4 @@
-"""Wiring the submissions part into an app: routes, error handler, change hub, dispatcher.
+"""Wiring the submissions part into an app: routes, change hub, dispatcher.
 
 ``install(app)`` at build time; ``start(app)`` / ``stop(app)`` from the app's lifespan. With
 ``MKC_DISPATCHER_ENABLED=false`` the web process only stores and shows submissions, and a
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 from fastapi import FastAPI
 from sqlalchemy.orm import Session
@@ -18,7 +18,6 @@ from sqlalchemy.orm import Session
 from app.core.config import Settings
 from app.submissions.dispatcher import Dispatcher, DispatcherConfig
 from app.submissions.events import ChangeHub
-from app.submissions.messages import SubmissionError
 from app.submissions.models import Submission
 
 log = logging.getLogger(__name__)
@@ -46,10 +45,9 @@ def dispatcher_config(settings: Settings, gpu_index: int | None = None) -> Dispa
 
 
 def install(app: FastAPI) -> None:
-    from app.submissions.routes import router, submission_error
+    from app.submissions.routes import router
 
     app.state.submissions = SubmissionsRuntime()
-    app.add_exception_handler(SubmissionError, cast(Any, submission_error))
     app.include_router(router)
 
 

@@ -5,8 +5,9 @@ import datetime as dt
 import json
 from typing import Any
 
+from app.core.errors import translate
 from app.submissions import states
-from app.submissions.messages import STATES, translate
+from app.submissions.messages import STATES
 from app.submissions.models import Submission
 
 

@@ -35,3 +35,25 @@ def test_page_form_with_missing_fields_gets_the_error_page_in_the_readers_langua
     assert "text/html" in response.headers["content-type"]
     assert "Traceback" not in response.text
     assert "<html" in response.text.lower() and "lang=\"ko\"" in response.text
+
+
+def test_every_feature_refusal_is_one_json_shape_in_the_readers_language(client):
+    """AppError (app/core/errors.py): accounts, comments and submissions refuse with the same body,
+    and "Please sign in first." is one msgid, in either language."""
+    for lang, text in (("en", "Please sign in first."), ("ko", "먼저 로그인")):
+        client.cookies.set("lang", lang)
+        for method, url in (("GET", "/api/notifications"), ("POST", "/api/lessons/x/comments"),
+                            ("POST", "/api/exercises/x/submissions")):
+            response = client.request(method, url, json={})
+            assert response.status_code == 401, url
+            body = response.json()
+            assert set(body) == {"error", "message", "params"}, url
+            assert body["error"] == "auth_required" and text in body["message"], (url, body)
+
+
+def test_a_refusal_on_a_page_is_a_page_with_its_sentence(client):
+    for lang, text in (("en", "did not come from this site"), ("ko", "이 사이트")):
+        response = client.post(f"/{lang}/profile/timezone", data={"tz": "UTC"})  # no CSRF token
+        assert response.status_code == 403
+        assert "text/html" in response.headers["content-type"] and 'role="alert"' in response.text
+        assert text in response.text
