@@ -18,7 +18,7 @@ from app.accounts.usernames import username_key
 from app.accounts.views import account_context, render, safe_next
 from app.core.bodies import make_router
 from app.core.ids import RowId
-from app.i18n.requests import require_lang
+from app.i18n.requests import Lang
 
 router = make_router()
 require_users_manage = require_permission("users.manage")
@@ -47,16 +47,14 @@ def _signed_in_redirect(request: Request, db: Session, user: User, next_url: str
 # ---- sign up / sign in / sign out ----------------------------------------------------------------
 
 @router.get("/{lang}/signup")
-def signup_page(lang: str, request: Request, next: str = "", auth=Depends(current_auth)):
-    require_lang(lang)
+def signup_page(lang: Lang, request: Request, next: str = "", auth=Depends(current_auth)):
     return _form_page(request, lang, "accounts/signup.html", auth, next=safe_next(next, lang), username="")
 
 
 @router.post("/{lang}/signup", dependencies=CSRF)
-def signup_submit(lang: str, request: Request, username: str = Form(""), password: str = Form(""),
+def signup_submit(lang: Lang, request: Request, username: str = Form(""), password: str = Form(""),
                   password2: str = Form(""), tz: str = Form("UTC"), next: str = Form(""),
                   db: Session = Depends(db_session)):
-    require_lang(lang)
     ip = client_ip(request)
     shown = username[:64]
     claim = ratelimit.take(db, [("signup", ip, request.app.state.accounts.signup_per_ip)])
@@ -76,15 +74,13 @@ def signup_submit(lang: str, request: Request, username: str = Form(""), passwor
 
 
 @router.get("/{lang}/signin")
-def signin_page(lang: str, request: Request, next: str = "", auth=Depends(current_auth)):
-    require_lang(lang)
+def signin_page(lang: Lang, request: Request, next: str = "", auth=Depends(current_auth)):
     return _form_page(request, lang, "accounts/signin.html", auth, next=safe_next(next, lang), username="")
 
 
 @router.post("/{lang}/signin", dependencies=CSRF)
-def signin_submit(lang: str, request: Request, username: str = Form(""), password: str = Form(""),
+def signin_submit(lang: Lang, request: Request, username: str = Form(""), password: str = Form(""),
                   next: str = Form(""), db: Session = Depends(db_session)):
-    require_lang(lang)
     cfg = request.app.state.accounts
     ip = client_ip(request)
     per_user = f"{ip}\x1f{username_key(username[:200])[:64]}"
@@ -134,18 +130,16 @@ def signout_everywhere(request: Request, lang: str = Form("ko"), revoke_tokens: 
 # ---- admin: roles ----------------------------------------------------------------------------------
 
 @router.get("/{lang}/admin/users")
-def admin_users(lang: str, request: Request, auth=Depends(require_users_manage),
+def admin_users(lang: Lang, request: Request, auth=Depends(require_users_manage),
                 db: Session = Depends(db_session)):
-    require_lang(lang)
     context = account_context(request, lang, "/admin/users", auth)
     context.update(users=list(db.scalars(select(User).order_by(User.created_at))), roles=ROLES, error=None)
     return render(request, "accounts/admin_users.html", context)
 
 
 @router.post("/{lang}/admin/users/{user_id}/role", dependencies=CSRF)
-def admin_set_role(lang: str, user_id: RowId, request: Request, role: str = Form(""),
+def admin_set_role(lang: Lang, user_id: RowId, request: Request, role: str = Form(""),
                    auth=Depends(require_users_manage), db: Session = Depends(db_session)):
-    require_lang(lang)
     target = db.get(User, user_id)
     if target is None:
         raise AccountsError("not_found", status=404)

@@ -23,6 +23,7 @@ from app.core.bodies import COMMENT_BODY_LIMIT, FORM_TEXT_BODY_LIMIT, make_route
 from app.core.config import LANGUAGES
 from app.core.ids import BodyRowId, OptionalRowIdQuery, PageNumber, RowId
 from app.i18n import ngettext_for
+from app.i18n.requests import Lang
 
 router = make_router()
 
@@ -200,11 +201,9 @@ def unfollow_thread(slug: str, request: Request, auth: authn.Auth = Depends(sign
 
 
 @router.get("/{lang}/lessons/{slug}/comments")
-def comments_page(lang: str, slug: str, request: Request, sort: str = "newest", page: PageNumber = 1,
+def comments_page(lang: Lang, slug: str, request: Request, sort: str = "newest", page: PageNumber = 1,
                   auth=Depends(current_auth), db: Session = Depends(db_session)) -> HTMLResponse:
     """The comments alone, rendered on the server: for readers without JavaScript."""
-    if lang not in LANGUAGES:
-        raise CommentsError("lesson_not_found", status=404)
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)
     viewer = auth.user if auth else None

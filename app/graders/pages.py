@@ -21,7 +21,7 @@ from app.core.ids import RowId
 from app.graders import listing, reviews
 from app.graders.api import act, exercise_titles
 from app.graders.messages import DONE, text
-from app.i18n.requests import require_lang
+from app.i18n.requests import Lang
 from app.panel.submission import present_submission
 from app.rendering.code import CudaCppLexer
 from app.submissions.models import Submission
@@ -48,8 +48,7 @@ def _exercises() -> list[str]:
 
 
 @router.get("/{lang}/graders")
-def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
-    require_lang(lang)
+def dashboard(lang: Lang, request: Request, auth=Depends(require_reviewer)):
     filters = listing.Filters.parse(request.query_params)
     with request.app.state.session_factory() as db:
         rows = listing.list_rows(db, filters)
@@ -64,11 +63,10 @@ def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
 
 
 @router.get("/{lang}/graders/stuck")
-def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
+def stuck_page(lang: Lang, request: Request, auth=Depends(require_reviewer)):
     """Who is stuck: per exercise, learners with >= N failed attempts and no pass (issue 19)."""
     from app.graders import stuck
 
-    require_lang(lang)
     min_failures = stuck.parse_min(request.query_params.get("min"))
     with request.app.state.session_factory() as db:
         reports = stuck.report(db, min_failures=min_failures)
@@ -80,8 +78,7 @@ def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
 
 
 @router.get("/{lang}/graders/submissions/{sub_id}")
-def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depends(require_reviewer)):
-    require_lang(lang)
+def detail(lang: Lang, sub_id: RowId, request: Request, done: str = "", auth=Depends(require_reviewer)):
     return _detail(request, lang, sub_id, auth, done=done)
 
 
@@ -102,9 +99,8 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
 
 
 @router.post("/{lang}/graders/submissions/{sub_id}/{kind}", max_body_size=FORM_TEXT_BODY_LIMIT)
-async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason: str = Form(""),
+async def act_form(lang: Lang, sub_id: RowId, kind: str, request: Request, reason: str = Form(""),
                    verdict: str = Form(""), auth=Depends(require_reviewer)):
-    require_lang(lang)
     await csrf_protect(request, auth)
     if kind not in DONE:
         raise HTTPException(404)

@@ -15,7 +15,7 @@ from app.accounts.roles import can
 from app.core.bodies import make_router
 from app.core.config import LANGUAGES
 from app.core.ids import RowId
-from app.i18n.requests import require_lang
+from app.i18n.requests import Lang
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
@@ -80,8 +80,7 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
 
 
 @router.get("/{lang}/panel/submissions/{sub_id}")
-async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depends(require_auth)):
-    require_lang(lang)
+async def result_fragment(lang: Lang, sub_id: RowId, request: Request, auth=Depends(require_auth)):
 
     panel = await _visible_panel(request, sub_id, lang, auth)
     return _fragment(request, lang, "panel/result.html", r=panel)
@@ -129,8 +128,7 @@ async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signe
 
 
 @router.get("/{lang}/panel/exercises/{exercise_id}/history")
-async def history_fragment(lang: str, exercise_id: str, request: Request, auth=Depends(require_auth)):
-    require_lang(lang)
+async def history_fragment(lang: Lang, exercise_id: str, request: Request, auth=Depends(require_auth)):
 
     def load():
         with request.app.state.session_factory() as db:
@@ -140,9 +138,8 @@ async def history_fragment(lang: str, exercise_id: str, request: Request, auth=D
 
 
 @router.get("/{lang}/panel/diff")
-async def diff_fragment(lang: str, a: int, b: int, request: Request, auth=Depends(require_auth)):
+async def diff_fragment(lang: Lang, a: int, b: int, request: Request, auth=Depends(require_auth)):
     """Diff of two of one's own submissions (graders: any two)."""
-    require_lang(lang)
 
     def load():
         with request.app.state.session_factory() as db:

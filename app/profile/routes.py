@@ -19,7 +19,7 @@ from app.accounts.models import User
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
 from app.core.ids import RowId
-from app.i18n.requests import require_lang
+from app.i18n.requests import Lang
 from app.progress import learner, ledger, xp_history
 from app.progress.achievements import earned_achievements, take_announcements
 from app.progress.registry import ACHIEVEMENTS
@@ -89,15 +89,13 @@ def _require_page_auth(request: Request, lang: str, auth):
 
 
 @router.get("/{lang}/profile")
-def profile(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
-    require_lang(lang)
+def profile(lang: Lang, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
     return _require_page_auth(request, lang, auth) or _profile(request, lang, auth, db)
 
 
 @router.post("/{lang}/profile/timezone", dependencies=CSRF)
-def set_timezone(lang: str, request: Request, tz: str = Form(""), auth=Depends(require_auth),
+def set_timezone(lang: Lang, request: Request, tz: str = Form(""), auth=Depends(require_auth),
                  db: Session = Depends(db_session)):
-    require_lang(lang)
     name = users.valid_timezone(tz)
     if name != tz.strip() and tz.strip() != "":
         return _profile(request, lang, auth, db, error="bad_timezone", status=400)
@@ -108,9 +106,8 @@ def set_timezone(lang: str, request: Request, tz: str = Form(""), auth=Depends(r
 
 
 @router.post("/{lang}/profile/tokens", dependencies=CSRF)
-def create_token(lang: str, request: Request, name: str = Form(""), auth=Depends(require_auth),
+def create_token(lang: Lang, request: Request, name: str = Form(""), auth=Depends(require_auth),
                  db: Session = Depends(db_session)):
-    require_lang(lang)
     name = name.strip()
     if not 1 <= len(name) <= 64:
         return _profile(request, lang, auth, db, error="token_name", status=400)
@@ -120,9 +117,8 @@ def create_token(lang: str, request: Request, name: str = Form(""), auth=Depends
 
 
 @router.post("/{lang}/profile/tokens/{token_id}/revoke", dependencies=CSRF)
-def revoke_token(lang: str, token_id: RowId, request: Request, auth=Depends(require_auth),
+def revoke_token(lang: Lang, token_id: RowId, request: Request, auth=Depends(require_auth),
                  db: Session = Depends(db_session)):
-    require_lang(lang)
     if not authn.revoke_api_token(db, auth.user, token_id):
         raise AccountsError("not_found", status=404)
     db.commit()
@@ -130,8 +126,7 @@ def revoke_token(lang: str, token_id: RowId, request: Request, auth=Depends(requ
 
 
 @router.get("/{lang}/profile/reset")
-def reset_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
-    require_lang(lang)
+def reset_confirm_page(lang: Lang, request: Request, auth=Depends(current_auth)):
     redirect = _require_page_auth(request, lang, auth)
     if redirect:
         return redirect
@@ -141,9 +136,8 @@ def reset_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
 
 
 @router.post("/{lang}/profile/reset", dependencies=CSRF)
-def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=Depends(require_auth),
+def reset_progress(lang: Lang, request: Request, confirm: str = Form(""), auth=Depends(require_auth),
                    db: Session = Depends(db_session)):
-    require_lang(lang)
     if confirm != "yes":
         raise AccountsError("confirm_required", status=400)
     user = db.get(User, auth.user.id)
@@ -153,8 +147,7 @@ def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=De
 
 
 @router.get("/{lang}/profile/delete")
-def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
-    require_lang(lang)
+def delete_confirm_page(lang: Lang, request: Request, auth=Depends(current_auth)):
     redirect = _require_page_auth(request, lang, auth)
     if redirect:
         return redirect
@@ -164,9 +157,8 @@ def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth))
 
 
 @router.post("/{lang}/profile/delete", dependencies=CSRF)
-def delete_account(lang: str, request: Request, password: str = Form(""), auth=Depends(require_auth),
+def delete_account(lang: Lang, request: Request, password: str = Form(""), auth=Depends(require_auth),
                    db: Session = Depends(db_session)):
-    require_lang(lang)
     user = db.get(User, auth.user.id)
     ok, _ = users.passwords.verify_password(password, user.password_hash) if password else (False, None)
     if not ok:

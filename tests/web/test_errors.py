@@ -9,6 +9,9 @@ from app.factory import create_app
     "/ko/lessons/does-not-exist", "/en/lessons/does-not-exist", "/fr/", "/fr/lessons/naive-vs-tiled-gemm",
     "/ko/lessons/" + "a" * 5000, "/ko/lessons/행렬", "/ko/lessons/..%2F..%2Fetc%2Fpasswd", "/ko/lessons/NAIVE-vs-tiled-gemm",
     "/ko/lessons/naive_vs_tiled", "/ko/lessons/%00", "/static/../app/core/config.py", "/ko/nothing/here",
+    # an unknown {lang} is checked by the route's signature (app.i18n.requests.Lang), before sign-in
+    "/fr/signin", "/fr/profile", "/fr/notifications", "/fr/graders", "/fr/reports", "/fr/authoring", "/fr/ladder",
+    "/fr/lessons/naive-vs-tiled-gemm/comments",
 ])
 def test_not_found_is_a_page_not_a_traceback(client, url):
     response = client.get(url)
