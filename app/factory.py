@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 
 from fastapi import FastAPI
@@ -53,6 +54,19 @@ async def _flush_views_forever(app: FastAPI) -> None:
             log.exception("could not write lesson view counts")
 
 
+def settle_heap() -> None:
+    """Collect start-up's garbage, then freeze what is left (Python's gc.freeze).
+
+    Why: a full (generation 2) collection walks every tracked object. After start-up that is ~160,000
+    objects (modules, the lesson catalog, templates), and on a 2-core box the walk took 80-160 ms. It
+    runs on the event loop's thread, so every request in flight waited for it; on a signed-in bench run
+    that one pause was the p99 (found with a gc.callbacks probe under wrk, issue 17 item 10). Frozen
+    objects are still freed by reference counting; the collector just no longer walks them, so a full
+    collection now sees only what requests created (~12,500 objects, 8 ms)."""
+    gc.collect()
+    gc.freeze()
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
 
@@ -67,6 +81,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         snapshot = app.state.catalog.snapshot()
         for problem in snapshot.problems:
             (log.error if problem.severity == "error" else log.warning)("lesson: %s", problem)
+        if settings.freeze_heap:  # last step of start-up: what it built is frozen, requests' objects are not
+            settle_heap()
         flusher = asyncio.create_task(_flush_views_forever(app))
         if settings.queue == "procrastinate":  # cluster mode: a new row's job goes to the GPU workers' queue
             from app.cluster.jobs import Enqueuer
