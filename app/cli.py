@@ -44,6 +44,14 @@ def logging_config(level: str = "INFO") -> dict:
     return config
 
 
+# asyncio's own event loop, not uvloop (which uvicorn[standard] installs and would pick). Measured with
+# `python -m app bench --signed-in` (wrk -c50, 2 cores, issue 17 item 10): both serve a signed-in lesson
+# page at the same rate, and the server's own work per request stays under 40 ms either way, but under
+# uvloop single connections waited up to ~0.5 s for their response (p99 141-200 ms, max 460-580 ms);
+# under asyncio's loop p99 was 25-31 ms and the slowest response 30-46 ms.
+EVENT_LOOP = "asyncio"
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import os
 
@@ -71,7 +79,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"serving on http://{args.host}:{args.port}/ ({args.workers} worker(s))", flush=True)
     uvicorn.run("app.main:app", host=args.host, port=args.port, reload=args.reload,
                 workers=None if args.reload else args.workers, access_log=not args.no_access_log,
-                log_config=logging_config(args.log_level.upper()), **UVICORN_OPTIONS)
+                log_config=logging_config(args.log_level.upper()), loop=EVENT_LOOP, **UVICORN_OPTIONS)
     return 0
 
 

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.bench.submissions_server import free_port
+from app.cli import EVENT_LOOP
 from app.core.config import PROJECT_ROOT
+from app.core.proxies import UVICORN_ARGS
 
 TARGET_RATIO = 0.70
 TARGET_P99_MS = 100.0
@@ -151,7 +153,9 @@ def main(argv: list[str] | None = None) -> int:
         cookie = signed_in_cookie(database_url) if args.signed_in else ""
         ours_url = f"http://127.0.0.1:{ours_port}{path}"
         base_url = f"http://127.0.0.1:{base_port}/ko/lessons/04"
-        ours = _start([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(ours_port), *uvicorn_args],
+        # ours runs as `python -m app serve` runs it (its event loop, no proxy headers); the baseline as it ships
+        ours = _start([sys.executable, "-m", "uvicorn", "app.main:app", "--port", str(ours_port), *uvicorn_args,
+                       "--loop", EVENT_LOOP, *UVICORN_ARGS],
                       PROJECT_ROOT, env, ours_url)
         try:
             base = _start([args.baseline_python, "-m", "uvicorn", "main:app", "--port", str(base_port), *uvicorn_args],

@@ -76,3 +76,20 @@ def test_serve_prints_its_data_and_logs_the_dispatcher(tmp_path):
     assert f"data folder: {(tmp_path / 'data').resolve()}" in text
     assert "database:    sqlite:///" in text and f"serving on http://127.0.0.1:{port}/" in text
     assert "INFO app.submissions.dispatcher: dispatcher" in text, text
+
+
+def test_serve_runs_uvicorn_on_asyncios_loop_without_proxy_headers(tmp_path, monkeypatch):
+    """uvloop left single connections waiting up to ~0.5 s under load (issue 17 item 10): serve picks
+    asyncio's loop itself instead of leaving uvicorn to choose uvloop."""
+    import uvicorn
+
+    from app import cli
+
+    calls = []
+    monkeypatch.setattr(uvicorn, "run", lambda target, **options: calls.append((target, options)))
+    monkeypatch.setenv("MKC_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("MKC_DATABASE_URL", raising=False)
+    monkeypatch.setenv("MKC_MIGRATE_ON_START", "true")  # serve sets it false for its workers; restored after
+    assert cli.main(["serve", "--port", str(free_port())]) == 0
+    (target, options), = calls
+    assert target == "app.main:app" and options["loop"] == "asyncio" and options["proxy_headers"] is False
