@@ -18,7 +18,6 @@ from app.accounts.usernames import username_key
 from app.accounts.views import account_context, render, safe_next
 from app.core.bodies import make_router
 from app.core.ids import RowId
-from app.i18n.requests import Lang
 
 router = make_router()
 require_users_manage = require_permission("users.manage")
@@ -46,13 +45,13 @@ def _signed_in_redirect(request: Request, db: Session, user: User, next_url: str
 
 # ---- sign up / sign in / sign out ----------------------------------------------------------------
 
-@router.get("/{lang}/signup")
-def signup_page(lang: Lang, request: Request, next: str = "", auth=Depends(current_auth)):
+@router.get("/{lang:lang}/signup")
+def signup_page(lang: str, request: Request, next: str = "", auth=Depends(current_auth)):
     return _form_page(request, lang, "accounts/signup.html", auth, next=safe_next(next, lang), username="")
 
 
-@router.post("/{lang}/signup", dependencies=CSRF)
-def signup_submit(lang: Lang, request: Request, username: str = Form(""), password: str = Form(""),
+@router.post("/{lang:lang}/signup", dependencies=CSRF)
+def signup_submit(lang: str, request: Request, username: str = Form(""), password: str = Form(""),
                   password2: str = Form(""), tz: str = Form("UTC"), next: str = Form(""),
                   db: Session = Depends(db_session)):
     ip = client_ip(request)
@@ -73,13 +72,13 @@ def signup_submit(lang: Lang, request: Request, username: str = Form(""), passwo
     return _signed_in_redirect(request, db, user, next, lang)
 
 
-@router.get("/{lang}/signin")
-def signin_page(lang: Lang, request: Request, next: str = "", auth=Depends(current_auth)):
+@router.get("/{lang:lang}/signin")
+def signin_page(lang: str, request: Request, next: str = "", auth=Depends(current_auth)):
     return _form_page(request, lang, "accounts/signin.html", auth, next=safe_next(next, lang), username="")
 
 
-@router.post("/{lang}/signin", dependencies=CSRF)
-def signin_submit(lang: Lang, request: Request, username: str = Form(""), password: str = Form(""),
+@router.post("/{lang:lang}/signin", dependencies=CSRF)
+def signin_submit(lang: str, request: Request, username: str = Form(""), password: str = Form(""),
                   next: str = Form(""), db: Session = Depends(db_session)):
     cfg = request.app.state.accounts
     ip = client_ip(request)
@@ -129,16 +128,16 @@ def signout_everywhere(request: Request, lang: str = Form("ko"), revoke_tokens: 
 
 # ---- admin: roles ----------------------------------------------------------------------------------
 
-@router.get("/{lang}/admin/users")
-def admin_users(lang: Lang, request: Request, auth=Depends(require_users_manage),
+@router.get("/{lang:lang}/admin/users")
+def admin_users(lang: str, request: Request, auth=Depends(require_users_manage),
                 db: Session = Depends(db_session)):
     context = account_context(request, lang, "/admin/users", auth)
     context.update(users=list(db.scalars(select(User).order_by(User.created_at))), roles=ROLES, error=None)
     return render(request, "accounts/admin_users.html", context)
 
 
-@router.post("/{lang}/admin/users/{user_id}/role", dependencies=CSRF)
-def admin_set_role(lang: Lang, user_id: RowId, request: Request, role: str = Form(""),
+@router.post("/{lang:lang}/admin/users/{user_id}/role", dependencies=CSRF)
+def admin_set_role(lang: str, user_id: RowId, request: Request, role: str = Form(""),
                    auth=Depends(require_users_manage), db: Session = Depends(db_session)):
     target = db.get(User, user_id)
     if target is None:

@@ -23,7 +23,6 @@ from app.core.bodies import COMMENT_BODY_LIMIT, FORM_TEXT_BODY_LIMIT, make_route
 from app.core.config import LANGUAGES
 from app.core.ids import BodyRowId, OptionalRowIdQuery, PageNumber, RowId
 from app.i18n import ngettext_for
-from app.i18n.requests import Lang
 
 router = make_router()
 
@@ -200,8 +199,8 @@ def unfollow_thread(slug: str, request: Request, auth: authn.Auth = Depends(sign
     return JSONResponse({"following": False})
 
 
-@router.get("/{lang}/lessons/{slug}/comments")
-def comments_page(lang: Lang, slug: str, request: Request, sort: str = "newest", page: PageNumber = 1,
+@router.get("/{lang:lang}/lessons/{slug}/comments")
+def comments_page(lang: str, slug: str, request: Request, sort: str = "newest", page: PageNumber = 1,
                   auth=Depends(current_auth), db: Session = Depends(db_session)) -> HTMLResponse:
     """The comments alone, rendered on the server: for readers without JavaScript."""
     ui_lang(request, lang)

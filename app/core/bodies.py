@@ -26,6 +26,7 @@ from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from app.core.jsonbody import JsonBodyError, bad_text, loads_strict
+from app.i18n.requests import use_language_paths
 
 DEFAULT_BODY_LIMIT = 8 * 1024  # forms and small JSON actions
 COMMENT_BODY_LIMIT = 64 * 1024
@@ -79,6 +80,7 @@ class StrictJSONRoute(APIRoute):
 def make_router(**kwargs: Any) -> APIRouter:
     """A router whose routes decode JSON strictly and cap bodies at DEFAULT_BODY_LIMIT unless a route
     says ``max_body_size=`` (the limit is Starlette's, enforced while the body is read)."""
+    use_language_paths()  # page routes declare /{lang:lang}/...
     kwargs.setdefault("max_body_size", DEFAULT_BODY_LIMIT)
     kwargs.setdefault("form_limits", FORM_LIMITS)
     return APIRouter(route_class=StrictJSONRoute, **kwargs)

@@ -21,7 +21,6 @@ from app.core.ids import RowId
 from app.graders import listing, reviews
 from app.graders.api import act, exercise_titles
 from app.graders.messages import DONE, text
-from app.i18n.requests import Lang
 from app.panel.submission import present_submission
 from app.rendering.code import CudaCppLexer
 from app.submissions.models import Submission
@@ -47,8 +46,8 @@ def _exercises() -> list[str]:
         return []
 
 
-@router.get("/{lang}/graders")
-def dashboard(lang: Lang, request: Request, auth=Depends(require_reviewer)):
+@router.get("/{lang:lang}/graders")
+def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
     filters = listing.Filters.parse(request.query_params)
     with request.app.state.session_factory() as db:
         rows = listing.list_rows(db, filters)
@@ -62,8 +61,8 @@ def dashboard(lang: Lang, request: Request, auth=Depends(require_reviewer)):
     return render(request, "graders/dashboard.html", context)
 
 
-@router.get("/{lang}/graders/stuck")
-def stuck_page(lang: Lang, request: Request, auth=Depends(require_reviewer)):
+@router.get("/{lang:lang}/graders/stuck")
+def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
     """Who is stuck: per exercise, learners with >= N failed attempts and no pass (issue 19)."""
     from app.graders import stuck
 
@@ -77,8 +76,8 @@ def stuck_page(lang: Lang, request: Request, auth=Depends(require_reviewer)):
     return render(request, "graders/stuck.html", context)
 
 
-@router.get("/{lang}/graders/submissions/{sub_id}")
-def detail(lang: Lang, sub_id: RowId, request: Request, done: str = "", auth=Depends(require_reviewer)):
+@router.get("/{lang:lang}/graders/submissions/{sub_id}")
+def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depends(require_reviewer)):
     return _detail(request, lang, sub_id, auth, done=done)
 
 
@@ -98,8 +97,8 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
     return render(request, "graders/detail.html", context, status=status)
 
 
-@router.post("/{lang}/graders/submissions/{sub_id}/{kind}", max_body_size=FORM_TEXT_BODY_LIMIT)
-async def act_form(lang: Lang, sub_id: RowId, kind: str, request: Request, reason: str = Form(""),
+@router.post("/{lang:lang}/graders/submissions/{sub_id}/{kind}", max_body_size=FORM_TEXT_BODY_LIMIT)
+async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason: str = Form(""),
                    verdict: str = Form(""), auth=Depends(require_reviewer)):
     await csrf_protect(request, auth)
     if kind not in DONE:

@@ -14,7 +14,7 @@ from app.comments.permissions import can_moderate
 from app.comments.web import signed_in_writer, ui_lang
 from app.core.bodies import make_router
 from app.core.ids import RowId
-from app.i18n.requests import Lang, api_lang
+from app.i18n.requests import api_lang
 from app.notifications import service
 
 router = make_router()
@@ -101,8 +101,8 @@ def settings_api(data: Setting, request: Request, auth: authn.Auth = Depends(sig
 
 # ---- the page -------------------------------------------------------------------------------------
 
-@router.get("/{lang}/notifications")
-def notifications_page(lang: Lang, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+@router.get("/{lang:lang}/notifications")
+def notifications_page(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
     ui_lang(request, lang)
     if auth is None or auth.via != "cookie":
         return RedirectResponse(f"/{lang}/signin?next=/{lang}/notifications", status_code=303)
@@ -116,24 +116,24 @@ def notifications_page(lang: Lang, request: Request, auth=Depends(current_auth),
     return render(request, "comments/notifications.html", context)
 
 
-@router.post("/{lang}/notifications/{notification_id}/read")
-def read_one_form(lang: Lang, notification_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+@router.post("/{lang:lang}/notifications/{notification_id}/read")
+def read_one_form(lang: str, notification_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                   db: Session = Depends(db_session)):
     service.mark_read(db, auth.user, notification_id)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)
 
 
-@router.post("/{lang}/notifications/read-all")
-def read_all_form(lang: Lang, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+@router.post("/{lang:lang}/notifications/read-all")
+def read_all_form(lang: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                   db: Session = Depends(db_session)):
     service.mark_all_read(db, auth.user)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)
 
 
-@router.post("/{lang}/notifications/settings")
-def settings_form(lang: Lang, request: Request, mode: str = Form("reply"), auth: authn.Auth = Depends(signed_in_writer),
+@router.post("/{lang:lang}/notifications/settings")
+def settings_form(lang: str, request: Request, mode: str = Form("reply"), auth: authn.Auth = Depends(signed_in_writer),
                   db: Session = Depends(db_session)):
     service.set_mode(db, auth.user, mode)
     db.commit()

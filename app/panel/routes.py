@@ -15,7 +15,6 @@ from app.accounts.roles import can
 from app.core.bodies import make_router
 from app.core.config import LANGUAGES
 from app.core.ids import RowId
-from app.i18n.requests import Lang
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
@@ -79,8 +78,8 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
     return panel
 
 
-@router.get("/{lang}/panel/submissions/{sub_id}")
-async def result_fragment(lang: Lang, sub_id: RowId, request: Request, auth=Depends(require_auth)):
+@router.get("/{lang:lang}/panel/submissions/{sub_id}")
+async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depends(require_auth)):
 
     panel = await _visible_panel(request, sub_id, lang, auth)
     return _fragment(request, lang, "panel/result.html", r=panel)
@@ -127,8 +126,8 @@ async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signe
     return JSONResponse({"id": new_id}, status_code=202)
 
 
-@router.get("/{lang}/panel/exercises/{exercise_id}/history")
-async def history_fragment(lang: Lang, exercise_id: str, request: Request, auth=Depends(require_auth)):
+@router.get("/{lang:lang}/panel/exercises/{exercise_id}/history")
+async def history_fragment(lang: str, exercise_id: str, request: Request, auth=Depends(require_auth)):
 
     def load():
         with request.app.state.session_factory() as db:
@@ -137,8 +136,8 @@ async def history_fragment(lang: Lang, exercise_id: str, request: Request, auth=
     return _fragment(request, lang, "panel/history.html", items=await run_in_threadpool(load))
 
 
-@router.get("/{lang}/panel/diff")
-async def diff_fragment(lang: Lang, a: int, b: int, request: Request, auth=Depends(require_auth)):
+@router.get("/{lang:lang}/panel/diff")
+async def diff_fragment(lang: str, a: int, b: int, request: Request, auth=Depends(require_auth)):
     """Diff of two of one's own submissions (graders: any two)."""
 
     def load():

@@ -19,7 +19,6 @@ from app.accounts.models import User
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
 from app.core.ids import RowId
-from app.i18n.requests import Lang
 from app.progress import learner, ledger, xp_history
 from app.progress.achievements import earned_achievements, take_announcements
 from app.progress.registry import ACHIEVEMENTS
@@ -88,13 +87,13 @@ def _require_page_auth(request: Request, lang: str, auth):
     return None
 
 
-@router.get("/{lang}/profile")
-def profile(lang: Lang, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+@router.get("/{lang:lang}/profile")
+def profile(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
     return _require_page_auth(request, lang, auth) or _profile(request, lang, auth, db)
 
 
-@router.post("/{lang}/profile/timezone", dependencies=CSRF)
-def set_timezone(lang: Lang, request: Request, tz: str = Form(""), auth=Depends(require_auth),
+@router.post("/{lang:lang}/profile/timezone", dependencies=CSRF)
+def set_timezone(lang: str, request: Request, tz: str = Form(""), auth=Depends(require_auth),
                  db: Session = Depends(db_session)):
     name = users.valid_timezone(tz)
     if name != tz.strip() and tz.strip() != "":
@@ -105,8 +104,8 @@ def set_timezone(lang: Lang, request: Request, tz: str = Form(""), auth=Depends(
     return RedirectResponse(f"/{lang}/profile", status_code=303)
 
 
-@router.post("/{lang}/profile/tokens", dependencies=CSRF)
-def create_token(lang: Lang, request: Request, name: str = Form(""), auth=Depends(require_auth),
+@router.post("/{lang:lang}/profile/tokens", dependencies=CSRF)
+def create_token(lang: str, request: Request, name: str = Form(""), auth=Depends(require_auth),
                  db: Session = Depends(db_session)):
     name = name.strip()
     if not 1 <= len(name) <= 64:
@@ -116,8 +115,8 @@ def create_token(lang: Lang, request: Request, name: str = Form(""), auth=Depend
     return _profile(request, lang, auth, db, new_token=token)  # shown once, in this response only
 
 
-@router.post("/{lang}/profile/tokens/{token_id}/revoke", dependencies=CSRF)
-def revoke_token(lang: Lang, token_id: RowId, request: Request, auth=Depends(require_auth),
+@router.post("/{lang:lang}/profile/tokens/{token_id}/revoke", dependencies=CSRF)
+def revoke_token(lang: str, token_id: RowId, request: Request, auth=Depends(require_auth),
                  db: Session = Depends(db_session)):
     if not authn.revoke_api_token(db, auth.user, token_id):
         raise AccountsError("not_found", status=404)
@@ -125,8 +124,8 @@ def revoke_token(lang: Lang, token_id: RowId, request: Request, auth=Depends(req
     return RedirectResponse(f"/{lang}/profile", status_code=303)
 
 
-@router.get("/{lang}/profile/reset")
-def reset_confirm_page(lang: Lang, request: Request, auth=Depends(current_auth)):
+@router.get("/{lang:lang}/profile/reset")
+def reset_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
     redirect = _require_page_auth(request, lang, auth)
     if redirect:
         return redirect
@@ -135,8 +134,8 @@ def reset_confirm_page(lang: Lang, request: Request, auth=Depends(current_auth))
     return render(request, "accounts/confirm.html", context)
 
 
-@router.post("/{lang}/profile/reset", dependencies=CSRF)
-def reset_progress(lang: Lang, request: Request, confirm: str = Form(""), auth=Depends(require_auth),
+@router.post("/{lang:lang}/profile/reset", dependencies=CSRF)
+def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=Depends(require_auth),
                    db: Session = Depends(db_session)):
     if confirm != "yes":
         raise AccountsError("confirm_required", status=400)
@@ -146,8 +145,8 @@ def reset_progress(lang: Lang, request: Request, confirm: str = Form(""), auth=D
     return RedirectResponse(f"/{lang}/profile", status_code=303)
 
 
-@router.get("/{lang}/profile/delete")
-def delete_confirm_page(lang: Lang, request: Request, auth=Depends(current_auth)):
+@router.get("/{lang:lang}/profile/delete")
+def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
     redirect = _require_page_auth(request, lang, auth)
     if redirect:
         return redirect
@@ -156,8 +155,8 @@ def delete_confirm_page(lang: Lang, request: Request, auth=Depends(current_auth)
     return render(request, "accounts/confirm.html", context)
 
 
-@router.post("/{lang}/profile/delete", dependencies=CSRF)
-def delete_account(lang: Lang, request: Request, password: str = Form(""), auth=Depends(require_auth),
+@router.post("/{lang:lang}/profile/delete", dependencies=CSRF)
+def delete_account(lang: str, request: Request, password: str = Form(""), auth=Depends(require_auth),
                    db: Session = Depends(db_session)):
     user = db.get(User, auth.user.id)
     ok, _ = users.passwords.verify_password(password, user.password_hash) if password else (False, None)

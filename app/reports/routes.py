@@ -15,7 +15,6 @@ from app.comments.permissions import can_moderate
 from app.comments.web import config, lesson_or_404, signed_in_writer, ui_lang
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
-from app.i18n.requests import Lang
 from app.reports import service
 
 router = make_router()
@@ -34,15 +33,15 @@ def _form(request, lang, lesson, auth, *, what="", quote="", error=None, status=
     return render(request, "reports/form.html", context, status=status, headers=headers)
 
 
-@router.get("/{lang}/lessons/{slug}/report")
-def report_form(lang: Lang, slug: str, request: Request, quote: str = "", auth=Depends(current_auth)):
+@router.get("/{lang:lang}/lessons/{slug}/report")
+def report_form(lang: str, slug: str, request: Request, quote: str = "", auth=Depends(current_auth)):
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)
     return _form(request, lang, lesson, auth, quote=quote[:config(request).quote_max_length])
 
 
-@router.post("/{lang}/lessons/{slug}/report", dependencies=[Depends(csrf_protect)], max_body_size=FORM_TEXT_BODY_LIMIT)
-def report_submit(lang: Lang, slug: str, request: Request, what: str = Form(""), quote: str = Form(""),
+@router.post("/{lang:lang}/lessons/{slug}/report", dependencies=[Depends(csrf_protect)], max_body_size=FORM_TEXT_BODY_LIMIT)
+def report_submit(lang: str, slug: str, request: Request, what: str = Form(""), quote: str = Form(""),
                   website: str = Form(""), auth=Depends(current_auth), db: Session = Depends(db_session)):
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)
@@ -73,8 +72,8 @@ def _moderator_writer(auth: authn.Auth = Depends(signed_in_writer)) -> authn.Aut
     return _moderator(auth)
 
 
-@router.get("/{lang}/reports")
-def inbox(lang: Lang, request: Request, status: str = "open", auth: authn.Auth = Depends(_moderator),
+@router.get("/{lang:lang}/reports")
+def inbox(lang: str, request: Request, status: str = "open", auth: authn.Auth = Depends(_moderator),
           db: Session = Depends(db_session)):
     ui_lang(request, lang)
     resolved = status == "resolved"
@@ -86,8 +85,8 @@ def inbox(lang: Lang, request: Request, status: str = "open", auth: authn.Auth =
     return render(request, "reports/inbox.html", context)
 
 
-@router.post("/{lang}/reports/{report_id}/{action}")
-def set_problem_state(lang: Lang, report_id: RowId, action: str, request: Request,
+@router.post("/{lang:lang}/reports/{report_id}/{action}")
+def set_problem_state(lang: str, report_id: RowId, action: str, request: Request,
                       auth: authn.Auth = Depends(_moderator_writer), db: Session = Depends(db_session)):
     if action not in ("resolve", "reopen") or not service.set_problem_resolved(db, auth.user, report_id,
                                                                                 action == "resolve"):
@@ -96,8 +95,8 @@ def set_problem_state(lang: Lang, report_id: RowId, action: str, request: Reques
     return RedirectResponse(f"/{lang}/reports", status_code=303)
 
 
-@router.post("/{lang}/reports/comments/{comment_id}/{action}")
-def handle_comment_report(lang: Lang, comment_id: RowId, action: str, request: Request,
+@router.post("/{lang:lang}/reports/comments/{comment_id}/{action}")
+def handle_comment_report(lang: str, comment_id: RowId, action: str, request: Request,
                           auth: authn.Auth = Depends(_moderator_writer), db: Session = Depends(db_session)):
     if action not in ("dismiss", "hide"):
         raise CommentsError("not_found", status=404)

@@ -9,7 +9,6 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import SESSION_COOKIE
 from app.core.bodies import make_router
-from app.i18n.requests import Lang
 from app.ladder.embed import content_store
 from app.ladder.page import page_context_for, rung_source_html
 from app.progress.page_state import signed_in_view
@@ -17,8 +16,8 @@ from app.progress.page_state import signed_in_view
 router = make_router()
 
 
-@router.api_route("/{lang}/ladder", methods=["GET", "HEAD"])
-async def ladder_page(lang: Lang, request: Request):
+@router.api_route("/{lang:lang}/ladder", methods=["GET", "HEAD"])
+async def ladder_page(lang: str, request: Request):
     state = request.app.state
     results = state.results  # re-read at most once per check interval (as for lesson pages)
     content = content_store(state.settings.kernels_dir / "ladder").get()
@@ -43,8 +42,8 @@ async def ladder_page(lang: Lang, request: Request):
     return Response(page.before + page.after, media_type="text/html; charset=utf-8")
 
 
-@router.get("/{lang}/ladder/source/{stem}")
-async def rung_source(lang: Lang, stem: str, request: Request):
+@router.get("/{lang:lang}/ladder/source/{stem}")
+async def rung_source(lang: str, stem: str, request: Request):
     """One rung's highlighted source (an HTML fragment the ladder page inserts when its source is opened)."""
     content = content_store(request.app.state.settings.kernels_dir / "ladder").get()
     rung = next((r for r in content.rungs if r.stem == stem), None)

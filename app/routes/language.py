@@ -24,7 +24,7 @@ async def root(request: Request):
     return response
 
 
-@router.get("/language/{lang}", include_in_schema=False)
+@router.get("/language/{lang:lang}", include_in_schema=False)
 async def switch_language(lang: str, request: Request, next: str = ""):
     """Remember the choice in a cookie and go to the same page in that language."""
     if lang not in LANGUAGES:

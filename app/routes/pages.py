@@ -16,7 +16,6 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts.auth import SESSION_COOKIE
 from app.core.bodies import make_router
 from app.core.page_cache import STRIP_MARKER, CachedPage
-from app.i18n.requests import Lang
 from app.lessons.catalog import Lesson
 from app.lessons.guide import guide_html
 from app.lessons.preview import preview_auth, show_drafts
@@ -89,13 +88,13 @@ def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slu
     return response
 
 
-@fallback_router.get("/{lang}", include_in_schema=False)
-async def language_root(lang: Lang):
+@fallback_router.get("/{lang:lang}", include_in_schema=False)
+async def language_root(lang: str):
     return RedirectResponse(f"/{lang}/", status_code=308)
 
 
-@router.api_route("/{lang}/", methods=["GET", "HEAD"])
-async def course_index(lang: Lang, request: Request):
+@router.api_route("/{lang:lang}/", methods=["GET", "HEAD"])
+async def course_index(lang: str, request: Request):
     state = request.app.state
     snapshot = state.catalog.snapshot()
     drafts = await show_drafts(request, snapshot)  # instructors and admins only
@@ -120,8 +119,8 @@ async def course_index(lang: Lang, request: Request):
     return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), slugs))
 
 
-@router.api_route("/{lang}/lessons/{slug}", methods=["GET", "HEAD"])
-async def lesson_page(lang: Lang, slug: str, request: Request):
+@router.api_route("/{lang:lang}/lessons/{slug}", methods=["GET", "HEAD"])
+async def lesson_page(lang: str, slug: str, request: Request):
     if len(slug) > 80 or not SLUG.match(slug):
         raise HTTPException(status_code=404)
     state = request.app.state
@@ -164,8 +163,8 @@ async def lesson_page(lang: Lang, slug: str, request: Request):
     return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), [item.slug for item in lessons]))
 
 
-@router.get("/{lang}/authoring", include_in_schema=False)
-async def authoring(lang: Lang, request: Request):
+@router.get("/{lang:lang}/authoring", include_in_schema=False)
+async def authoring(lang: str, request: Request):
     """Instructors' preview of the whole catalog: every lesson (drafts too), the catalog's
     problems, and the authoring guide. A 404 for everyone else."""
     auth = await run_in_threadpool(preview_auth, request)
