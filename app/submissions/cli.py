@@ -10,9 +10,13 @@ import argparse
 import logging
 import signal
 import threading
+from collections.abc import Callable
+
+from app.core.config import Settings
 
 
-def add_parser(sub) -> None:
+# ``sub``: what ArgumentParser.add_subparsers() returns (argparse gives that class no public name).
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("dispatcher", help="run a standalone grading dispatcher for one GPU")
     p.add_argument("--gpu-index", type=int, default=None, help="which GPU's lane to hold (default: settings)")
     p.add_argument("--lane", default=None, help="lane name (default: <host>:gpu<index>, or <host>:cpu)")
@@ -20,7 +24,7 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def catalog_slugs(settings):
+def catalog_slugs(settings: Settings) -> Callable[[], frozenset[str]]:
     """The visible lessons' slugs (XP for a lesson completed by grading), outside a web app."""
     from app.lessons.catalog import Catalog
     from app.templating import STATIC_DIR
@@ -33,7 +37,6 @@ def catalog_slugs(settings):
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.core.config import Settings
     from app.core.db import make_engine, make_session_factory
     from app.core.migrate import upgrade_to_head
     from app.submissions.dispatcher import Dispatcher

@@ -18,16 +18,23 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.submissions import lanes, queue, states
 from app.submissions.models import Submission
-from kernels.engine.result import Verdict
+from kernels.engine.result import Result, Verdict
 
 log = logging.getLogger(__name__)
 Notify = Callable[[int], None]
+PhaseHook = Callable[[str], None]  # told each engine phase ("compiling", ...) as it starts
+# grade(exercise_id, source, launch, on_phase) -> Result: the engine's, or a stand-in (tests, benches).
+# ``launch`` is the launch request as the learner sent it, parsed JSON: Any, the engine checks its shape.
+Grade = Callable[[str, str, Any, PhaseHook], Result]
+# compile_first(exercise_id, source, launch, on_phase) -> a final Result, or None when it compiled.
+CompileFirst = Callable[[str, str, Any, PhaseHook | None], Result | None]
 
 
 @dataclass
@@ -46,7 +53,7 @@ class DispatcherStats:
     dequeue_to_engine_ms: list[float] = field(default_factory=list)  # claim committed -> grade() called
 
 
-def _engine_grade(exercise_id, source, launch, on_phase):
+def _engine_grade(exercise_id: str, source: str, launch: Any, on_phase: PhaseHook) -> Result:
     from kernels.engine import grade
 
     return grade(exercise_id, source, launch, on_phase=on_phase)
@@ -60,8 +67,8 @@ def _engine_has_gpu() -> bool:
     return bool(gpu_available())
 
 
-def abandoned_result(exercise_id: str):
-    from kernels.engine.result import Message, Result, Verdict
+def abandoned_result(exercise_id: str) -> Result:
+    from kernels.engine.result import Message
 
     return Result(verdict=Verdict.UNAVAILABLE, exercise=exercise_id,
                   message=Message("UNAVAILABLE_INTERNAL", {"stage": "dispatcher"}))
@@ -70,12 +77,12 @@ def abandoned_result(exercise_id: str):
 class Dispatcher:
     def __init__(self, session_factory: sessionmaker[Session], config: DispatcherConfig | None = None, *,
                  lesson_slugs: Callable[[], frozenset[str]] = frozenset, notify: Notify | None = None,
-                 grade: Callable | None = None):
+                 grade: Grade | None = None) -> None:
         self.session_factory = session_factory
         self.config = config or DispatcherConfig()
         self.lesson_slugs = lesson_slugs
         self.notify = notify or (lambda _id: None)
-        self.grade = grade or _engine_grade
+        self.grade: Grade = grade or _engine_grade
         self.owner = lanes.new_owner_id()
         self.gpu: bool | None = self.config.gpu
         self.lane = self.config.lane
@@ -202,7 +209,7 @@ class Dispatcher:
         self._grade_claimed(job)
         return True
 
-    def compile_claimed(self, sub_id: int, compile_first: Callable, on_compiled: Callable[[Session, Submission], None]) -> str:
+    def compile_claimed(self, sub_id: int, compile_first: CompileFirst, on_compiled: Callable[[Session, Submission], None]) -> str:
         """Cluster compile stage (on CPU, before the job may take a GPU): claim, then
         ``compile_first(exercise_id, source, launch, on_phase) -> Result | None``. A Result (policy,
         launch or compile error, compile timeout) is final: stored and recorded like any other, and the
@@ -280,7 +287,7 @@ class Dispatcher:
             result = self.grade(job.exercise_id, job.source, launch, on_phase)
         except Exception:
             log.exception("grading submission %s failed", job.id)
-            from kernels.engine.result import Message, Result, Verdict
+            from kernels.engine.result import Message
 
             result = Result(verdict=Verdict.UNAVAILABLE, exercise=job.exercise_id,
                             message=Message("UNAVAILABLE_INTERNAL", {"stage": "dispatcher"}))
@@ -289,7 +296,7 @@ class Dispatcher:
         self._finish(job, result)
         self.stats.jobs += 1
 
-    def _finish(self, job: Submission, result) -> None:
+    def _finish(self, job: Submission, result: Result) -> None:
         verdict = Verdict(result.verdict).value  # a Verdict, or its value from a stored Result
         awaiting = verdict == "UNAVAILABLE" and result.message.code == "UNAVAILABLE_NO_GPU"
         state = states.AWAITING_GPU if awaiting else states.DONE

@@ -13,20 +13,25 @@ import json
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 from app.submissions import states
 
 KEEPALIVE_SECONDS = 15.0
 POLL_SECONDS = 0.5
 END_STATES = (states.DONE, states.AWAITING_GPU)
+# One watching stream: the loop it runs on and the event that wakes it.
+Waiter = tuple[asyncio.AbstractEventLoop, asyncio.Event]
+# A submission as JSON (app.submissions.views.submission_json): Any, since it goes to json.dumps as is.
+View = dict[str, Any]
 
 
 class ChangeHub:
     """Wakes the streams watching a submission; safe to call from any thread."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._waiters: dict[int, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+        self._waiters: dict[int, set[Waiter]] = {}
 
     def notify(self, sub_id: int) -> None:
         with self._lock:
@@ -37,13 +42,13 @@ class ChangeHub:
             except RuntimeError:  # that loop has closed
                 pass
 
-    def subscribe(self, sub_id: int) -> tuple[asyncio.AbstractEventLoop, asyncio.Event]:
+    def subscribe(self, sub_id: int) -> Waiter:
         entry = (asyncio.get_running_loop(), asyncio.Event())
         with self._lock:
             self._waiters.setdefault(sub_id, set()).add(entry)
         return entry
 
-    def unsubscribe(self, sub_id: int, entry) -> None:
+    def unsubscribe(self, sub_id: int, entry: Waiter) -> None:
         with self._lock:
             group = self._waiters.get(sub_id)
             if group is not None:
@@ -52,7 +57,7 @@ class ChangeHub:
                     del self._waiters[sub_id]
 
 
-def sse(event: str, data: dict, event_id: int | None = None) -> bytes:
+def sse(event: str, data: View, event_id: int | None = None) -> bytes:
     lines = [f"event: {event}"]
     if event_id is not None:
         lines.append(f"id: {event_id}")
@@ -60,7 +65,7 @@ def sse(event: str, data: dict, event_id: int | None = None) -> bytes:
     return ("\n".join(lines) + "\n\n").encode()
 
 
-async def stream(sub_id: int, hub: ChangeHub, read: Callable[[], Awaitable[dict | None]],
+async def stream(sub_id: int, hub: ChangeHub, read: Callable[[], Awaitable[View | None]],
                  disconnected: Callable[[], Awaitable[bool]], poll: float = POLL_SECONDS) -> AsyncIterator[bytes]:
     """Yields SSE frames for one submission until it reaches an end state or the client leaves."""
     entry = hub.subscribe(sub_id)

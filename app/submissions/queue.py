@@ -17,8 +17,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import and_, func, or_, select, update
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import ColumnElement, and_, func, or_, select, update
+from sqlalchemy.orm import InstrumentedAttribute, Session, aliased
 
 if TYPE_CHECKING:
     from sqlalchemy import CursorResult
@@ -36,14 +36,14 @@ def changed(db: Session, statement: Any) -> int:
     return cast("CursorResult[Any]", db.execute(statement)).rowcount
 
 
-def claimable(now: dt.datetime, gpu: bool):
+def claimable(now: dt.datetime, gpu: bool) -> ColumnElement[bool]:
     """Rows a dispatcher may take: waiting ones, and running ones whose lease ran out."""
     waiting = [states.QUEUED, states.AWAITING_GPU] if gpu else [states.QUEUED]
     return or_(Submission.state.in_(waiting),
                and_(Submission.state.in_(states.RUNNING), Submission.lease_expires_at < now))
 
 
-def fair_order():
+def fair_order() -> tuple[ColumnElement[dt.datetime], InstrumentedAttribute[dt.datetime], InstrumentedAttribute[int]]:
     served = aliased(Submission)
     last_served = (select(func.max(served.claimed_at)).where(served.user_id == Submission.user_id)
                    .correlate(Submission).scalar_subquery())
@@ -204,5 +204,5 @@ def position(db: Session, row: Submission) -> int | None:
     return ahead + 1
 
 
-def result_of(row: Submission) -> dict | None:
+def result_of(row: Submission) -> dict[str, Any] | None:  # the engine's Result JSON, as is
     return json.loads(row.result) if row.result else None

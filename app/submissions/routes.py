@@ -6,9 +6,10 @@ from typing import Any
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
+from app.accounts.auth import Auth
 from app.accounts.deps import csrf_protect, db_session, require_auth
 from app.accounts.roles import can
 from app.core.bodies import make_router
@@ -18,6 +19,7 @@ from app.submissions import events, intake, queue
 from app.submissions.intake import MAX_BODY_BYTES
 from app.submissions.messages import SubmissionError
 from app.submissions.models import Submission
+from app.submissions.runtime import SubmissionsRuntime
 from app.submissions.schemas import ErrorBody, SubmissionCreated, SubmissionList, SubmissionRequest, SubmissionView
 from app.submissions.views import submission_json
 
@@ -27,7 +29,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody}
 REVIEW = "submissions.review"
 
 
-async def signed_in_with_csrf(request: Request, auth=Depends(require_auth)):
+async def signed_in_with_csrf(request: Request, auth: Auth = Depends(require_auth)) -> Auth:
     """Signed out is 401 first; then cookie callers must carry the CSRF token."""
     await csrf_protect(request, auth)
     return auth
@@ -43,8 +45,8 @@ def _limits(request: Request) -> intake.Limits:
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
                  "schema": SubmissionRequest.model_json_schema(ref_template="#/components/schemas/{model}"),
                  "example": SubmissionRequest.model_json_schema()["examples"][0]}}}})
-async def create_submission(exercise_id: str, request: Request, auth=Depends(signed_in_with_csrf),
-                            db: Session = Depends(db_session)):
+async def create_submission(exercise_id: str, request: Request, auth: Auth = Depends(signed_in_with_csrf),
+                            db: Session = Depends(db_session)) -> JSONResponse:
     """Store a kernel for grading and answer at once (202) with its id.
 
     The row is stored before anything else happens; a dispatcher grades it later. Oversized
@@ -57,9 +59,9 @@ async def create_submission(exercise_id: str, request: Request, auth=Depends(sig
     if len(exercise_id) > 64 or not await run_in_threadpool(intake.exercise_exists, exercise_id):
         raise SubmissionError("unknown_exercise", {"exercise": exercise_id[:64]}, status=404)
 
-    submissions = request.app.state.submissions
+    submissions: SubmissionsRuntime = request.app.state.submissions
 
-    def store():
+    def store() -> tuple[Submission, int | None]:
         row = intake.store(db, auth.user, exercise_id, body, _limits(request), enqueue=submissions.enqueue)
         return row, queue.position(db, row)
 
@@ -70,7 +72,7 @@ async def create_submission(exercise_id: str, request: Request, auth=Depends(sig
                         headers={"Location": view["links"]["self"]})
 
 
-def _load_visible(request: Request, auth, sub_id: RowId, db: Session) -> tuple[dict, Submission]:
+def _load_visible(request: Request, auth: Auth, sub_id: RowId, db: Session) -> tuple[dict[str, Any], Submission]:
     row = db.get(Submission, sub_id, populate_existing=True)
     reviewer = can(auth.user.role, REVIEW)
     if row is None or (row.user_id != auth.user.id and not reviewer):
@@ -82,7 +84,8 @@ def _load_visible(request: Request, auth, sub_id: RowId, db: Session) -> tuple[d
 
 
 @router.get("/submissions/{sub_id}", response_model=SubmissionView, responses=ERROR_RESPONSES)
-async def get_submission(sub_id: RowId, request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
+async def get_submission(sub_id: RowId, request: Request, auth: Auth = Depends(require_auth),
+                         db: Session = Depends(db_session)) -> JSONResponse:
     """State (with queue position while queued) and, once graded, the engine's Result as is.
 
     Only the author and graders/admins can see a submission (others get 404)."""
@@ -91,20 +94,20 @@ async def get_submission(sub_id: RowId, request: Request, auth=Depends(require_a
 
 
 @router.get("/submissions/{sub_id}/events", responses={200: {"content": {"text/event-stream": {}}}, **ERROR_RESPONSES})
-async def submission_events(sub_id: RowId, request: Request, auth=Depends(require_auth),
-                            db: Session = Depends(db_session)):
+async def submission_events(sub_id: RowId, request: Request, auth: Auth = Depends(require_auth),
+                            db: Session = Depends(db_session)) -> StreamingResponse:
     """Server-sent events: ``event: state`` with the submission's JSON at every change
     (queued with position -> compiling -> checking -> timing -> done, or awaiting_gpu). The
     stream ends at done/awaiting_gpu; poll ``GET /api/submissions/{id}`` as a fallback."""
     await run_in_threadpool(_load_visible, request, auth, sub_id, db)  # 404 before streaming
     await run_in_threadpool(db.close)  # a stream may last minutes: hold no connection meanwhile
-    factory = request.app.state.session_factory
+    factory: sessionmaker[Session] = request.app.state.session_factory
 
-    def load():
+    def load() -> tuple[dict[str, Any], Submission]:
         with factory() as own:
             return _load_visible(request, auth, sub_id, own)
 
-    async def read():
+    async def read() -> events.View | None:
         try:
             view, _ = await run_in_threadpool(load)
         except SubmissionError:
@@ -112,19 +115,19 @@ async def submission_events(sub_id: RowId, request: Request, auth=Depends(requir
         view.pop("source", None)  # the stream repeats; the code is in GET already
         return view
 
-    hub = request.app.state.submissions.hub
-    return StreamingResponse(events.stream(sub_id, hub, read, request.is_disconnected),
+    submissions: SubmissionsRuntime = request.app.state.submissions
+    return StreamingResponse(events.stream(sub_id, submissions.hub, read, request.is_disconnected),
                              media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 @router.get("/exercises/{exercise_id}/submissions", response_model=SubmissionList, responses=ERROR_RESPONSES)
-async def list_submissions(exercise_id: str, request: Request, auth=Depends(require_auth),
-                           db: Session = Depends(db_session)):
+async def list_submissions(exercise_id: str, request: Request, auth: Auth = Depends(require_auth),
+                           db: Session = Depends(db_session)) -> JSONResponse:
     """Your 50 latest submissions for one exercise, newest first (no code, no result: GET one for that)."""
     from sqlalchemy import select
 
-    def load():
+    def load() -> list[dict[str, Any]]:
         rows = db.scalars(select(Submission).where(Submission.user_id == auth.user.id,
                                                    Submission.exercise_id == exercise_id)
                           .order_by(Submission.id.desc()).limit(50)).all()

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 
 class SubmissionsRuntime:
-    def __init__(self):
+    def __init__(self) -> None:
         self.hub = ChangeHub()
         self.dispatcher: Dispatcher | None = None
         # Cluster mode: defers the row's grading job inside the row's own transaction
@@ -51,7 +51,7 @@ def install(app: FastAPI) -> None:
     app.include_router(router)
 
 
-def lesson_slugs_of(app: FastAPI):
+def lesson_slugs_of(app: FastAPI) -> Callable[[], frozenset[str]]:
     def slugs() -> frozenset[str]:
         state = app.state
         return frozenset(lesson.slug for lesson in state.catalog.snapshot().visible(state.settings.show_drafts))
