@@ -44,12 +44,6 @@ def logging_config(level: str = "INFO") -> dict:
     return config
 
 
-# asyncio's own event loop, not uvloop (which uvicorn[standard] installs and would pick). Measured with
-# `python -m app bench --signed-in` (wrk -c50, 2 cores, issue 17 item 10): both serve a signed-in lesson
-# page at the same rate, and the server's own work per request stays under 40 ms either way, but under
-# uvloop single connections waited up to ~0.5 s for their response (p99 141-200 ms, max 460-580 ms);
-# under asyncio's loop p99 was 25-31 ms and the slowest response 30-46 ms.
-EVENT_LOOP = "asyncio"
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -75,6 +69,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # Migrated once, here: the workers only check the revision (each migrating would race on a fresh database).
     os.environ["MKC_MIGRATE_ON_START"] = "false"
     from app.core.proxies import UVICORN_OPTIONS  # forwarded headers: the app decides (MKC_TRUSTED_PROXIES)
+    from app.core.serving import EVENT_LOOP
 
     print(f"serving on http://{args.host}:{args.port}/ ({args.workers} worker(s))", flush=True)
     uvicorn.run("app.main:app", host=args.host, port=args.port, reload=args.reload,

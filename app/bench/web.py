@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.bench.submissions_server import free_port
-from app.cli import EVENT_LOOP
 from app.core.config import PROJECT_ROOT
 from app.core.proxies import UVICORN_ARGS
+from app.core.serving import EVENT_LOOP
 
 TARGET_RATIO = 0.70
 TARGET_P99_MS = 100.0
