@@ -3,9 +3,9 @@
 The rungs are reference code written by this project, not learners' submissions, so they are
 compiled like the engine's own reference kernels: in this process, no sandbox, through the
 engine's one NVRTC call (kernels.engine.compiler.nvrtc_compile, which the sandboxed learner
-worker and kernels.engine.gpu.runner.compile_trusted run too). This module only adds what the
-ladder needs on top (see "Compiling the rungs" in kernels/ladder/NOTES.md): the PTX (each rung's
-defining instructions), ptxas's resource lines (registers, spills) parsed by the engine's parser
+worker and kernels.engine.gpu.trusted_compile.compile_trusted run too). This module only adds
+what the ladder needs on top (see "Compiling the rungs" in kernels/ladder/NOTES.md): the PTX
+(each rung's defining instructions), ptxas's resource lines (registers, spills) parsed by the engine's parser
 (kernels.engine.compiler.logs), and a RuntimeError carrying the log when a rung does not compile.
 The options are nvrtc_options(arch), the ones Compiler.options() passes learners' code, so a rung
 submitted to the grader compiles identically.

@@ -16,25 +16,27 @@ FAKE = Path(__file__).with_name("fake_worker.py")
 
 
 def test_the_bound_device_reaches_the_sandbox_and_has_its_own_lock(monkeypatch):
-    from kernels.engine.gpu import runner, sandbox
+    from kernels.engine.gpu import sandbox
+    from kernels.engine.gpu.gpu_lock import lock_path
 
     monkeypatch.delenv("MKC_GPU_LOCK", raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     assert "CUDA_VISIBLE_DEVICES" not in sandbox.worker_env(sandboxed=True)
-    unbound = runner.lock_path()
+    unbound = lock_path()
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3")
     args = sandbox.bwrap_args()
     assert ["--setenv", "CUDA_VISIBLE_DEVICES", "3"] == args[args.index("CUDA_VISIBLE_DEVICES") - 1:][:3]
-    three = runner.lock_path()
+    three = lock_path()
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
-    assert len({unbound, three, runner.lock_path()}) == 3  # GPUs 1 and 3 never wait on each other
+    assert len({unbound, three, lock_path()}) == 3  # GPUs 1 and 3 never wait on each other
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0; rm -rf /")
     assert "CUDA_VISIBLE_DEVICES" not in sandbox.worker_env(sandboxed=True)
 
 
 def test_the_next_worker_loads_during_the_job_and_warms_after_it(monkeypatch, tmp_path):
-    from kernels.engine.gpu import runner as R
     from kernels.engine.gpu import sandbox
+    from kernels.engine.gpu.runner import GpuRunner, run_job
+    from kernels.engine.gpu.worker_process import Limits
 
     started = []
 
@@ -45,7 +47,7 @@ def test_the_next_worker_loads_during_the_job_and_warms_after_it(monkeypatch, tm
     monkeypatch.setattr(sandbox, "worker_command", command)
     monkeypatch.setattr(sandbox, "bwrap_binary", lambda: "/bin/true")
     monkeypatch.setenv("MKC_GPU_LOCK", str(tmp_path / "gpu.lock"))
-    runner = R.GpuRunner(R.Limits(launch_s=5, job_s=10.0, start_s=20.0), keep_spare=True)
+    runner = GpuRunner(Limits(launch_s=5, job_s=10.0, start_s=20.0), keep_spare=True)
     ex = load_exercise("gemm")
     from kernels.engine.launch import validate_launch
 
@@ -63,9 +65,9 @@ def test_the_next_worker_loads_during_the_job_and_warms_after_it(monkeypatch, tm
     try:
         watcher = threading.Thread(target=look)
         watcher.start()
-        first = R.run_job(ex, Compiled(), plan, None, runner=runner)
+        first = run_job(ex, Compiled(), plan, None, runner=runner)
         watcher.join()
-        second = R.run_job(ex, Compiled(), plan, None, runner=runner)
+        second = run_job(ex, Compiled(), plan, None, runner=runner)
     finally:
         runner.shutdown()
     assert first.verdict.value == second.verdict.value == "PASSED"
@@ -77,12 +79,12 @@ def test_the_next_worker_loads_during_the_job_and_warms_after_it(monkeypatch, tm
 def test_real_sandboxed_worker_preloads_without_touching_the_gpu():
     """The true worker in bubblewrap, deferred: it imports CuPy and says "loaded" before any CUDA
     call; told to warm, it tries the GPU (none here) and says why it cannot serve."""
-    from kernels.engine.gpu import runner as R
+    from kernels.engine.gpu.worker_process import Limits, new_worker
 
     from .gpuhelp import need_sandbox_without_gpu
 
     need_sandbox_without_gpu()
-    w = R.new_worker(R.Limits(), deferred=True)
+    w = new_worker(Limits(), deferred=True)
     try:
         assert w.next_event(60) == {"ev": "loaded"}
         with pytest.raises(RuntimeError) as info:

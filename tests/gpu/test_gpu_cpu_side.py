@@ -33,8 +33,9 @@ def _plan(ex):
 
 @pytest.fixture
 def fake_runner(monkeypatch, tmp_path):
-    from kernels.engine.gpu import runner as R
     from kernels.engine.gpu import sandbox
+    from kernels.engine.gpu.runner import GpuRunner
+    from kernels.engine.gpu.worker_process import Limits
 
     mode = {"value": "ok"}
     monkeypatch.setattr(sandbox, "worker_command",
@@ -42,7 +43,7 @@ def fake_runner(monkeypatch, tmp_path):
     monkeypatch.setattr(sandbox, "bwrap_binary", lambda: "/bin/true")
     # the reference cubins are real NVRTC compiles (CPU only)
     monkeypatch.setenv("MKC_GPU_LOCK", str(tmp_path / "gpu.lock"))
-    runner = R.GpuRunner(R.Limits(launch_s=0.5, job_s=10.0, start_s=20.0), keep_spare=False)
+    runner = GpuRunner(Limits(launch_s=0.5, job_s=10.0, start_s=20.0), keep_spare=False)
     yield runner, mode
     runner.shutdown()
 
@@ -90,7 +91,7 @@ def test_device_output_is_captured_and_capped(fake_runner):
 
 
 def test_job_carries_references_seed_and_no_answers(fake_runner):
-    from kernels.engine.gpu.runner import build_job
+    from kernels.engine.gpu.jobs import build_job
 
     runner, _ = fake_runner
     ex = load_exercise("gemm")
@@ -119,12 +120,12 @@ def test_sandbox_command_line():
 def test_real_sandboxed_worker_starts_and_reports_no_gpu_here():
     """The true worker inside bubblewrap, on a machine without a GPU: it must come up (the
     sandbox binds everything it imports) and say why it cannot serve."""
-    from kernels.engine.gpu import runner as R
+    from kernels.engine.gpu.worker_process import Limits, new_worker
 
     from .gpuhelp import need_sandbox_without_gpu
 
     need_sandbox_without_gpu()
-    w = R.new_worker(R.Limits())
+    w = new_worker(Limits())
     try:
         with pytest.raises(RuntimeError) as info:
             w.wait_ready(60)

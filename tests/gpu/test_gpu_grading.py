@@ -19,7 +19,8 @@ pytestmark = [pytest.mark.gpu, needs_gpu]
 
 @pytest.fixture(scope="module")
 def runner():
-    from kernels.engine.gpu.runner import GpuRunner, Limits
+    from kernels.engine.gpu.runner import GpuRunner
+    from kernels.engine.gpu.worker_process import Limits
 
     r = GpuRunner(Limits(launch_s=4.0, timing_s=0.6))
     yield r

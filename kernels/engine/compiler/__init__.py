@@ -5,7 +5,7 @@
 
 Modules: service (the Compiler), worker_client (the parent side of the worker process),
 worker (runs inside the sandbox), nvrtc_compile (the engine's one NVRTC call: the worker runs it
-inside the sandbox, gpu/runner.py and the ladder in process), sandbox (the bubblewrap command
+inside the sandbox, gpu/trusted_compile.py and the ladder in process), sandbox (the bubblewrap command
 line), signature (the kernel signature check), logs (learner-safe logs, ptxas resources), cache
 (cubin cache).
 """

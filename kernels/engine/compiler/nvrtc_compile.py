@@ -2,7 +2,7 @@
 
 Three callers, one code path:
 - the sandboxed compile worker (worker.py) compiles learners' code with it INSIDE the sandbox;
-- kernels/engine/gpu/runner.py (compile_trusted) compiles the exercises' own reference kernels;
+- kernels/engine/gpu/trusted_compile.py (compile_trusted) compiles the exercises' own reference kernels;
 - kernels/ladder/nvrtc_build.py compiles the ladder's rungs.
 
 Self-contained on purpose (standard library only; ``cupy.cuda.nvrtc`` is imported when first

@@ -75,7 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from ..compiler import nvrtc_version
     from . import gpu_available
-    from .runner import GpuRunner, Limits, run_job
+    from .runner import GpuRunner, run_job
+    from .worker_process import Limits
 
     if not gpu_available():
         print("no GPU here", file=sys.stderr)

@@ -1,7 +1,7 @@
 """The GPU worker's side of its protocol: JSON lines on the file descriptor the parent passed as
 argv[1] (stdout is left to the learner's device printf, which the parent captures and caps).
 
-Events (the parent, ``pool.py``, reads them):
+Events (the parent, worker_process.py, reads them):
   {"ev": "loaded"}                                   deferred start only: imported, no GPU yet
   {"ev": "ready", "gpu": {...}, "versions": {...}}
   {"ev": "broken", "stage": "start", "error": str}   no usable GPU in here

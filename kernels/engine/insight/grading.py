@@ -71,7 +71,7 @@ def _counters(exercise: Any, compiled: Any, plan: Any) -> dict[str, Any]:
 
     lock_class: type | None
     try:
-        from ..gpu.runner import GpuLock as lock_class
+        from ..gpu.gpu_lock import GpuLock as lock_class
     except Exception:  # the GPU part is not complete here
         lock_class = None
     try:
