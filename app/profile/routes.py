@@ -124,14 +124,19 @@ def revoke_token(lang: str, token_id: RowId, request: Request, auth=Depends(requ
     return RedirectResponse(f"/{lang}/profile", status_code=303)
 
 
-@router.get("/{lang:lang}/profile/reset")
-def reset_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
+def _confirm_page(request: Request, lang: str, auth, action: str):
+    """The page that asks a signed-in learner to confirm ``action`` (reset or delete)."""
     redirect = _require_page_auth(request, lang, auth)
     if redirect:
         return redirect
-    context = account_context(request, lang, "/profile/reset", auth)
-    context.update(action="reset", error=None)
+    context = account_context(request, lang, f"/profile/{action}", auth)
+    context.update(action=action, error=None)
     return render(request, "accounts/confirm.html", context)
+
+
+@router.get("/{lang:lang}/profile/reset")
+def reset_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
+    return _confirm_page(request, lang, auth, "reset")
 
 
 @router.post("/{lang:lang}/profile/reset", dependencies=CSRF)
@@ -147,12 +152,7 @@ def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=De
 
 @router.get("/{lang:lang}/profile/delete")
 def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
-    redirect = _require_page_auth(request, lang, auth)
-    if redirect:
-        return redirect
-    context = account_context(request, lang, "/profile/delete", auth)
-    context.update(action="delete", error=None)
-    return render(request, "accounts/confirm.html", context)
+    return _confirm_page(request, lang, auth, "delete")
 
 
 @router.post("/{lang:lang}/profile/delete", dependencies=CSRF)

@@ -179,3 +179,14 @@ def test_profile_lists_the_learners_own_submissions(user_client, new_client, app
         db.commit()
     page = user_client.get("/ko/profile").text
     assert page.count("data-submission=") == 2 and "오답" in page and "대기 중" in page and "col_sum" not in page
+
+
+def test_the_delete_confirmation_asks_for_the_password_in_each_language(user_client, new_client):
+    for lang, heading in (("en", "Delete my account"), ("ko", "계정 삭제")):
+        page = user_client.get(f"/{lang}/profile/delete")
+        assert page.status_code == 200 and f'action="/{lang}/profile/delete"' in page.text
+        assert 'name="password"' in page.text and heading in page.text
+    # a visitor is sent to sign in first, on either confirmation page
+    for action in ("reset", "delete"):
+        visitor = new_client().get(f"/en/profile/{action}", follow_redirects=False)
+        assert visitor.status_code == 303 and visitor.headers["location"].startswith("/en/signin")
