@@ -44,8 +44,6 @@ def logging_config(level: str = "INFO") -> dict:
     return config
 
 
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     import os
 

@@ -62,11 +62,12 @@ class _Entry(Generic[V]):
 class FileCache(Generic[K, V]):
     """``get(key)``: ``load(key)``, computed again when a file of ``files(key)`` changes.
 
-    ``files`` is called on every check (at most once per ``recheck_s``), so it may list a
-    folder's entries as they are now (``listing``). It may list folders (a folder's mtime changes when an entry is added or removed) and
-    files that do not exist yet. ``load`` should not raise for a missing or broken file: what it
-    returns (None, a report) is cached like any value until the files change. ``version`` grows by
-    one whenever any value is computed again (callers key their own derived caches on it).
+    ``files`` is called on every check (at most once per ``recheck_s``), so it may list a folder's
+    entries as they are now (``listing``). It may list folders (a folder's mtime changes when an
+    entry is added or removed) and files that do not exist yet. ``load`` should not raise for a
+    missing or broken file: what it returns (None, a report) is cached like any value until the
+    files change. ``version`` grows by one whenever any value is computed again (callers key their
+    own derived caches on it).
     """
 
     def __init__(self, files: Callable[[K], Iterable[Path]], load: Callable[[K], V], recheck_s: float = 0.0):

@@ -133,7 +133,7 @@ async def lesson_page(lang: str, slug: str, request: Request):
     if lesson not in lessons:
         raise HTTPException(status_code=404)
     exercise = state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
-    deps = (snapshot, request.app.state.results.version, exercise)
+    deps = (snapshot, state.results.version, exercise)
 
     def build(reader: dict | None = None) -> str:
         position = lessons.index(lesson)
