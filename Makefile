@@ -8,7 +8,7 @@ help:  ## list the tasks
 
 install:  ## the virtual environment with the test tools
 	[ -x $(PY) ] || python3 -m venv .venv
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test]' -c tests/constraints.txt
 
 serve: install  ## the site on http://127.0.0.1:8000/
 	$(PY) -m app serve

@@ -21,7 +21,8 @@ fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test]'
+# The test tools at the versions recorded in tests/constraints.txt (the runtime stays ranges).
+.venv/bin/python -m pip install -q -e '.[test]' -c tests/constraints.txt
 # Linters and types first (scope in pyproject.toml: [tool.ruff] include, [tool.mypy] files).
 .venv/bin/python -m ruff check
 .venv/bin/python -m mypy

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
-from babel.messages.mofile import write_mo
+from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
 
 from app.i18n import DOMAIN, LANGUAGES, LOCALES_DIR
@@ -56,6 +56,20 @@ def compile_bytes(lang: str) -> bytes:
     buffer = io.BytesIO()
     write_mo(buffer, read_catalog(lang), use_fuzzy=False)
     return buffer.getvalue()
+
+
+def compiled_messages(mo: bytes) -> tuple[str | None, dict[tuple[str | None, str | tuple[str, ...]], str | tuple[str, ...]]]:
+    """What a compiled catalog says: its plural rule and every message (context, id) -> translation.
+
+    The header's bookkeeping (``Generated-By``, creation dates) is left out on purpose: it changes
+    with the Babel release that compiled the file, not with anything a reader sees.
+    """
+    catalog = read_mo(io.BytesIO(mo))
+    def frozen(value: str | list[str] | tuple[str, ...]) -> str | tuple[str, ...]:
+        return value if isinstance(value, str) else tuple(value)  # plural forms come back as lists
+
+    messages = {(m.context, frozen(m.id)): frozen(m.string) for m in catalog if m.id}
+    return catalog.plural_forms, messages
 
 
 def compile_all() -> list[Path]:

@@ -86,4 +86,4 @@ def test_code_blocks_have_caption_language_and_copy_button(client):
     page = client.get(f"/en/lessons/{with_code[0].slug}").text
     assert '<span class="code__lang">cuda</span>' in page
     assert 'class="code__copy"' in page and ">Copy</button>" in page
-    assert '<span class="kt">float</span>' in page  # Pygments ran
+    assert re.search(r'<span class="[a-z]+">float</span>', page)  # Pygments ran (its token class is its own choice)

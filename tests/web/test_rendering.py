@@ -1,5 +1,6 @@
 """Markdown conventions of contract A, and the measured-results tables of contract D."""
 import json
+import re
 
 from fastapi.testclient import TestClient
 
@@ -55,7 +56,8 @@ def test_markdown_features():
     assert '<span class="code__title">Naive GEMM (CUDA) — one thread per output</span><span class="code__lang">cuda</span>' in html
     assert html.count('class="code__copy"') == 2
     assert 'class="code code--fragment"' in html
-    assert '<span class="kp">__global__</span>' in html and '<span class="nb">threadIdx</span>' in html
+    # Pygments marked the CUDA words (which token class each gets is Pygments' choice, and can change by release)
+    assert re.search(r'<span class="[a-z]+">__global__</span>', html) and re.search(r'<span class="[a-z]+">threadIdx</span>', html)
     assert out.measured == ["gemm"] and "<!--measured:gemm-->" in html
 
 
