@@ -90,7 +90,8 @@ def roofline(lang: str) -> str:
     body += [text(lx(ridge) + 8, ly(peak) - 8, t["peak"], "small"), text(lx(0.25), ly(bw * 0.25) - 30, t["bw"], "small"),
              f'<line class="grid" x1="{lx(ridge):.1f}" y1="{y0}" x2="{lx(ridge):.1f}" y2="{ly(peak):.1f}" stroke-dasharray="5 3"/>',
              text(lx(ridge) + 6, y0 - 10, t["ridge"], "small")]
-    body += [f'<line class="line" x1="{x0}" y1="{ly(l1):.1f}" x2="{x0 + pw}" y2="{ly(l1):.1f}" stroke="#f59e0b" stroke-dasharray="8 4" style="stroke: #f59e0b"/>',
+    ceiling = f'x1="{x0}" y1="{ly(l1):.1f}" x2="{x0 + pw}" y2="{ly(l1):.1f}"'
+    body += [f'<line class="line" {ceiling} stroke-dasharray="8 4" style="stroke: #f59e0b"/>',
              text(x0 + pw - 8, ly(l1) + 18, t["l1"], "small", "end")]
     # Each label sits where it stays inside the frame: the 32 label of the register tile would
     # run past the right edge if it started at its dot, so it is centred under the dot.
