@@ -27,19 +27,25 @@ from app.templating import page_context
 api_router = make_router(prefix="/api/panel", tags=["panel"])
 router = make_router(include_in_schema=False)
 REVIEW = "submissions.review"
+KOREAN_STARTER = "starter.ko.cu"  # the starter with its comments in Korean, for Korean pages
 
 
 def exercise_config(exercise_id: str) -> dict | None:
-    """What the editor needs: the starter, launch defaults and the limits to validate against."""
+    """What the editor needs: the starter (``starter_ko``: the same code with Korean comments, from
+    starter.ko.cu beside starter.cu; the English one where there is none), launch defaults and the
+    limits to validate against."""
     from kernels.engine import UnknownExercise, load_exercise
     from kernels.engine.launch import SM90
 
     try:
         ex = load_exercise(exercise_id)
         starter = ex.starter_path.read_text(encoding="utf-8") if ex.starter_path.exists() else ""
+        korean = ex.starter_path.with_name(KOREAN_STARTER)
+        starter_ko = korean.read_text(encoding="utf-8") if korean.exists() else starter
     except (UnknownExercise, OSError, ValueError):
         return None
-    return {"exercise": ex.id, "starter": starter, "launch_defaults": ex.launch_defaults.as_request(),
+    return {"exercise": ex.id, "starter": starter, "starter_ko": starter_ko,
+            "launch_defaults": ex.launch_defaults.as_request(),
             "declaration": ex.kernel.declaration(),
             "limits": {"max_threads": SM90.max_threads_per_block, "max_block": list(SM90.max_block),
                        "max_smem": SM90.max_shared_per_block_optin, "max_tile": 4096}}
