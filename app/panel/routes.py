@@ -18,6 +18,7 @@ from app.core.ids import RowId
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
+from app.panel.starters import KOREAN_COMMENTS, load_translations, translate_comments
 from app.panel.submission import present_submission
 from app.submissions.models import Submission
 from app.submissions.routes import _limits as submission_limits
@@ -27,21 +28,18 @@ from app.templating import page_context
 api_router = make_router(prefix="/api/panel", tags=["panel"])
 router = make_router(include_in_schema=False)
 REVIEW = "submissions.review"
-KOREAN_STARTER = "starter.ko.cu"  # the starter with its comments in Korean, for Korean pages
 
 
 def exercise_config(exercise_id: str) -> dict | None:
-    """What the editor needs: the starter (``starter_ko``: the same code with Korean comments, from
-    starter.ko.cu beside starter.cu; the English one where there is none), launch defaults and the
-    limits to validate against."""
+    """What the editor needs: the starter (``starter_ko``: the same code with the comments of
+    starter.ko.yaml, app/panel/starters.py), launch defaults and the limits to validate against."""
     from kernels.engine import UnknownExercise, load_exercise
     from kernels.engine.launch import SM90
 
     try:
         ex = load_exercise(exercise_id)
         starter = ex.starter_path.read_text(encoding="utf-8") if ex.starter_path.exists() else ""
-        korean = ex.starter_path.with_name(KOREAN_STARTER)
-        starter_ko = korean.read_text(encoding="utf-8") if korean.exists() else starter
+        starter_ko = translate_comments(starter, load_translations(ex.starter_path.with_name(KOREAN_COMMENTS)))
     except (UnknownExercise, OSError, ValueError):
         return None
     return {"exercise": ex.id, "starter": starter, "starter_ko": starter_ko,

@@ -1,5 +1,5 @@
 """The editor opens on the starter in the page's language: the Korean lesson page shows the
-Korean-commented starter (starter.ko.cu), the English page the English one, both the same code."""
+starter with the Korean comments of starter.ko.yaml, the English page the English one, both the same code."""
 import pytest
 
 from tests.panel.support import LiveServer, add_user, sign_in

@@ -35,7 +35,7 @@ def _exercise_files() -> list[tuple[str, Path]]:
     out = []
     for ex_id in list_exercises():
         folder = KERNELS_ROOT / ex_id
-        files = [folder / n for n in ("naive.cu", "tiled.cu", "starter.cu", "starter.ko.cu")]
+        files = [folder / n for n in ("naive.cu", "tiled.cu", "starter.cu")]
         files += sorted((folder / "solutions").glob("*/*.cu"))
         out += [(ex_id, f) for f in files if f.is_file()]
     return out
