@@ -57,15 +57,17 @@ def text(x, y, s, cls="txt", anchor="start"):
 # ---- 04 roofline ---------------------------------------------------------------------------
 L = {
     "roofline": {
-        "en": dict(title="Roofline of an H200 for FP32", desc="Log-log plot of attainable TFLOP/s against arithmetic intensity. The memory roof rises with slope one at 4.8 TB/s, the FP32 roof is flat at about 67 TFLOP/s, they meet at about 14 FLOP per byte. The naive kernel at 0.25 FLOP per byte is far on the slope, the 32 by 32 tile at 8 is still on it, the 128 by 128 register tile at 32 is under the flat roof.",
+        "en": dict(title="Roofline of an H200 for FP32", desc="Log-log plot of attainable TFLOP/s against arithmetic intensity. The memory roof rises with slope one at 4.8 TB/s, the FP32 roof is flat at about 67 TFLOP/s, they meet at about 14 FLOP per byte. A dashed line at about 11 TFLOP/s is the L1 and shared-memory ceiling of the 32 by 32 tiled kernel (1.5 shared-memory wavefronts per FMA). The naive kernel at 0.25 FLOP per byte is far on the slope; the 32 by 32 tile at 8 would still be on the slope, but sits under that lower ceiling; the 128 by 128 register tile at 32 is under the flat roof.",
                    x="arithmetic intensity (FLOP per byte of DRAM traffic, log scale)", y="TFLOP/s (log)",
                    peak="FP32 peak ≈ 67 TFLOP/s", bw="HBM3e 4.8 TB/s",
                    ridge="ridge ≈ 14 FLOP/byte", naive="naive 0.25", tiled="32×32 tile: 8", reg="128×128 + registers: 32",
+                   l1="L1/shared ceiling of the 32×32 tile ≈ 11 TFLOP/s",
                    note="H100 SXM: 3.35 TB/s, ridge ≈ 20"),
-        "ko": dict(title="FP32에서 본 H200의 roofline", desc="arithmetic intensity에 대한 도달 가능 TFLOP/s의 로그-로그 그래프예요. 메모리 지붕은 4.8 TB/s로 기울기 1로 올라가고, FP32 지붕은 약 67 TFLOP/s에서 평평하며, 둘은 바이트당 약 14 FLOP에서 만나요. 바이트당 0.25 FLOP인 naive 커널은 비탈 멀리, 8인 32×32 타일은 아직 비탈 위, 32인 128×128 register 타일은 평평한 지붕 아래에 있어요.",
+        "ko": dict(title="FP32에서 본 H200의 roofline", desc="arithmetic intensity에 대한 도달 가능 TFLOP/s의 로그-로그 그래프예요. 메모리 지붕은 4.8 TB/s로 기울기 1로 올라가고, FP32 지붕은 약 67 TFLOP/s에서 평평하며, 둘은 바이트당 약 14 FLOP에서 만나요. 약 11 TFLOP/s의 점선은 32×32 tiled 커널의 L1/shared memory 천장이에요(FMA당 shared memory wavefront 1.5개). 바이트당 0.25 FLOP인 naive 커널은 비탈 멀리 있고, 8인 32×32 타일은 비탈로만 보면 아직 그 위지만 더 낮은 그 천장 밑에 있어요. 32인 128×128 register 타일은 평평한 지붕 아래에 있어요.",
                    x="arithmetic intensity (DRAM 트래픽 바이트당 FLOP, 로그 눈금)", y="TFLOP/s (로그)",
                    peak="FP32 peak ≈ 67 TFLOP/s", bw="HBM3e 4.8 TB/s",
                    ridge="ridge ≈ 바이트당 14 FLOP", naive="naive 0.25", tiled="32×32 타일: 8", reg="128×128 + register: 32",
+                   l1="32×32 타일의 L1/shared 천장 ≈ 11 TFLOP/s",
                    note="H100 SXM: 3.35 TB/s, ridge ≈ 20"),
     },
 }
@@ -78,6 +80,7 @@ def roofline(lang: str) -> str:
     ly = lambda v: y0 - (math.log10(v) + 1) / (math.log10(300) + 1) * ph      # 0.1 .. 300 TFLOP/s
     bw, peak = 4.8, 67.0
     ridge = peak / bw
+    l1 = peak / 6  # 32 warp-wide FMAs per 48 shared-memory wavefronts, one wavefront per clock (lesson 4)
     body = [f'<rect class="frame" x="{x0}" y="{y0 - ph}" width="{pw}" height="{ph}"/>']
     for v in (0.1, 1, 10, 100):
         body += [f'<line class="grid" x1="{lx(v):.1f}" y1="{y0}" x2="{lx(v):.1f}" y2="{y0 - ph}" stroke-dasharray="2 4"/>',
@@ -87,9 +90,16 @@ def roofline(lang: str) -> str:
     body += [text(lx(ridge) + 8, ly(peak) - 8, t["peak"], "small"), text(lx(0.25), ly(bw * 0.25) - 30, t["bw"], "small"),
              f'<line class="grid" x1="{lx(ridge):.1f}" y1="{y0}" x2="{lx(ridge):.1f}" y2="{ly(peak):.1f}" stroke-dasharray="5 3"/>',
              text(lx(ridge) + 6, y0 - 10, t["ridge"], "small")]
+    ceiling = f'x1="{x0}" y1="{ly(l1):.1f}" x2="{x0 + pw}" y2="{ly(l1):.1f}"'
+    body += [f'<line class="line" {ceiling} stroke-dasharray="8 4" style="stroke: #f59e0b"/>',
+             text(x0 + pw - 8, ly(l1) + 18, t["l1"], "small", "end")]
+    # Each label sits where it stays inside the frame: the 32 label of the register tile would
+    # run past the right edge if it started at its dot, so it is centred under the dot.
+    places = {"naive": (8, 18, "start"), "tiled": (-10, -8, "end"), "reg": (0, 20, "middle")}
     for v, key in ((0.25, "naive"), (8, "tiled"), (32, "reg")):
-        y = min(bw * v, peak)
-        body += [f'<circle class="dot" cx="{lx(v):.1f}" cy="{ly(y):.1f}" r="5"/>', text(lx(v) + (-10 if key == "tiled" else 8), ly(y) + (4 if key == "tiled" else 18), t[key], "small", "end" if key == "tiled" else "start")]
+        y = min(bw * v, peak, l1) if key == "tiled" else min(bw * v, peak)
+        dx, dy, anchor = places[key]
+        body += [f'<circle class="dot" cx="{lx(v):.1f}" cy="{ly(y):.1f}" r="5"/>', text(lx(v) + dx, ly(y) + dy, t[key], "small", anchor)]
     body += [text(x0 + pw / 2, y0 + 36, t["x"], "small", "middle"),
              f'<text class="small" transform="translate(24 {y0 - ph / 2}) rotate(-90)" text-anchor="middle">{escape(t["y"])}</text>',
              text(x0 + pw, 30, t["note"], "small", "end"), text(x0, 36, t["title"], "txt")]

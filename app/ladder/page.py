@@ -17,6 +17,15 @@ def _notes_html(markdown: str, lang: str):
     return Markup(render_markdown(markdown, lang).html) if markdown else ""
 
 
+def _header_summary(rung: RungText, lang: str) -> dict[str, str]:
+    """The source header's one-line summary in the page's language: on Korean pages the title line
+    of headers.ko.md ("NN_stem — summary"), where it has one; otherwise the file's own English line."""
+    if lang == "ko" and rung.header_ko:
+        title_line = rung.header_ko.split("\n", 1)[0]
+        return {"header_summary": title_line.split("—", 1)[-1].strip(), "header_lang": "ko"}
+    return {"header_summary": rung.rung.title, "header_lang": "en"}
+
+
 def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict:
     _ = gettext_for(lang)
     r = rung.rung
@@ -24,7 +33,7 @@ def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict
     measured = results is not None and rung.stem in results.by_kernel
     return {
         "number": f"{rung.number:02d}", "stem": rung.stem, "anchor": rung.anchor, "file": r.path.name,
-        "title": rung.title[lang], "teaches": rung.teaches[lang], "header_summary": r.title,
+        "title": rung.title[lang], "teaches": rung.teaches[lang], **_header_summary(rung, lang),
         "dtype": _("float32 in, float32 out") if r.dtype == "f32" else _("half in, float accumulate and out"),
         "baseline": BASELINE_NAMES[present.baseline_of(rung)], "arch": r.arch,
         "block": "×".join(map(str, r.block)), "tile": f"{r.tile[1]}×{r.tile[0]}", "lines": lines,

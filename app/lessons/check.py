@@ -119,6 +119,7 @@ def _check_claims(lesson: Lesson, glossary, static_dir: Path) -> list[Problem]:
         found = claims.speed_claims(text.body, text.body_line, lang) + claims.jargon(text.body, text.body_line)
         if lang == "ko":
             found += claims.glossary_claims(text.body, text.body_line, glossary)
+            found += claims.speech_level_claims(text.body, text.body_line)
         problems += [Problem(text.path, c.line, c.message) for c in found]
         if lesson.published and not claims.sources_section(text.body, lang):
             problems.append(Problem(text.path, text.body_line,

@@ -13,10 +13,14 @@
   must hold Hangul wherever the en.md twin has words.
 - **Glossary.** AUTHORING.ko.md's ``## 용어집`` table lists the Korean term to use and the forms to
   avoid; an avoided form in Korean prose is an error.
+- **Speech level.** Korean prose is 해요체. A formal (합쇼체) ending — a syllable closed by ㅂ
+  followed by 니다 or 니까: 합니다, 셉니다, 있습니다, 입니까 — is an error. The glossary cannot list
+  them: every verb has its own form.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,12 +179,18 @@ def load_glossary(authoring_ko: Path) -> list[tuple[str, list[str]]]:
     return entries
 
 
-def glossary_claims(ko_body: str, ko_line: int, glossary: list[tuple[str, list[str]]]) -> list[Claim]:
-    out = []
+def _korean_prose(ko_body: str, ko_line: int) -> Iterator[tuple[int, str]]:
+    """(line, text) of each Korean block before the sources section, without link targets and
+    code spans (they are not prose; source titles in the sources section are quoted as they are)."""
     for kind, line, raw in _blocks(ko_body, ko_line):
         if kind == "heading" and raw.lstrip("# ").strip() == SOURCES_HEADING["ko"]:
-            break  # source titles are quoted as they are
-        text = re.sub(r"\]\([^)]*\)", "]", _clean(raw))  # link targets and code spans are not prose
+            break
+        yield line, re.sub(r"\]\([^)]*\)", "]", _clean(raw))
+
+
+def glossary_claims(ko_body: str, ko_line: int, glossary: list[tuple[str, list[str]]]) -> list[Claim]:
+    out = []
+    for line, text in _korean_prose(ko_body, ko_line):
         for term, avoid in glossary:
             for form in avoid:
                 pattern = rf"(?<![A-Za-z_/.]){re.escape(form)}(?![A-Za-z_])" if form.isascii() else re.escape(form)
@@ -188,6 +198,26 @@ def glossary_claims(ko_body: str, ko_line: int, glossary: list[tuple[str, list[s
                 if match:
                     out.append(Claim(line + text.count("\n", 0, match.start()),
                                      f"glossary (AUTHORING.ko.md, 용어집): write '{term}', not '{form}'"))
+    return out
+
+
+_FORMAL_ENDING = re.compile(r"([가-힣])니[다까]")
+_JONGSEONG_BIEUP = 17  # index of the final consonant ㅂ in a precomposed Hangul syllable
+
+
+def _closed_by_bieup(syllable: str) -> bool:
+    return (ord(syllable) - 0xAC00) % 28 == _JONGSEONG_BIEUP
+
+
+def speech_level_claims(ko_body: str, ko_line: int) -> list[Claim]:
+    """합쇼체 endings (셉니다, 있습니다, 입니까) in Korean prose: the lessons speak 해요체 throughout."""
+    out = []
+    for line, text in _korean_prose(ko_body, ko_line):
+        for match in _FORMAL_ENDING.finditer(text):
+            if _closed_by_bieup(match.group(1)):
+                out.append(Claim(line + text.count("\n", 0, match.start()),
+                                 f"speech level: '{match.group(0)}' is 합쇼체; write 해요체 (…요)"))
+                break
     return out
 
 

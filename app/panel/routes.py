@@ -18,6 +18,7 @@ from app.core.ids import RowId
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
+from app.panel.starters import KOREAN_COMMENTS, load_translations, translate_comments
 from app.panel.submission import present_submission
 from app.submissions.models import Submission
 from app.submissions.routes import _limits as submission_limits
@@ -30,16 +31,19 @@ REVIEW = "submissions.review"
 
 
 def exercise_config(exercise_id: str) -> dict | None:
-    """What the editor needs: the starter, launch defaults and the limits to validate against."""
+    """What the editor needs: the starter (``starter_ko``: the same code with the comments of
+    starter.ko.yaml, app/panel/starters.py), launch defaults and the limits to validate against."""
     from kernels.engine import UnknownExercise, load_exercise
     from kernels.engine.launch import SM90
 
     try:
         ex = load_exercise(exercise_id)
         starter = ex.starter_path.read_text(encoding="utf-8") if ex.starter_path.exists() else ""
+        starter_ko = translate_comments(starter, load_translations(ex.starter_path.with_name(KOREAN_COMMENTS)))
     except (UnknownExercise, OSError, ValueError):
         return None
-    return {"exercise": ex.id, "starter": starter, "launch_defaults": ex.launch_defaults.as_request(),
+    return {"exercise": ex.id, "starter": starter, "starter_ko": starter_ko,
+            "launch_defaults": ex.launch_defaults.as_request(),
             "declaration": ex.kernel.declaration(),
             "limits": {"max_threads": SM90.max_threads_per_block, "max_block": list(SM90.max_block),
                        "max_smem": SM90.max_shared_per_block_optin, "max_tile": 4096}}

@@ -7,8 +7,9 @@
 // memory (one coalesced load per thread per tile), waits at a barrier, then every thread runs
 // its 32 multiply-adds out of shared memory. Why it should be faster: each value fetched from
 // global memory now serves 32 threads, so global traffic falls by 32× (K/32 tile loads instead
-// of K element loads per thread). The cost: two __syncthreads per tile, and every FMA still needs
-// two shared-memory loads (one of them a broadcast), so shared-memory bandwidth becomes the limit.
+// of K element loads per thread). The cost: two __syncthreads per tile, and every FMA still reads
+// shared memory (the compiler merges four broadcast A reads into one 16-byte load: 1.25 shared
+// loads per FMA in the SASS), so the shared-memory data path becomes the limit.
 // Out-of-range elements are stored as zero, so partial tiles at the edges add nothing.
 #define TS 32
 

@@ -5,7 +5,7 @@
 //
 // Changed from 04: the per-thread tile becomes two-dimensional (TM×TN = 8×8). For each k the
 // thread loads 8 values of A and 8 values of B into registers and does their outer product:
-// 64 FMAs for 16 shared-memory loads (0.25 loads per FMA, down from ~1.1). The block tile grows
+// 64 FMAs for 16 shared-memory loads (0.25 values per FMA, down from 9/8). The block tile grows
 // to 128×128 (256 threads × 64 outputs), which halves global traffic per FLOP again.
 // Why it should be faster: the kernel was limited by shared-memory load instructions; now FMA
 // issue can dominate. Cost: 64 accumulators + 16 operands ≈ 100+ registers per thread.

@@ -49,11 +49,16 @@
     });
   };
 
+  // The starter in the page's language: Korean pages get the same code with Korean comments.
+  Panel.prototype.starter = function () {
+    return (this.lang === "ko" && this.config.starter_ko) || this.config.starter;
+  };
+
   Panel.prototype.setup = function (config) {
     var self = this;
     this.config = config;
     var draft = load(this.draftKey);
-    var doc = draft && typeof draft.source === "string" && draft.source.trim() ? draft.source : config.starter;
+    var doc = draft && typeof draft.source === "string" && draft.source.trim() ? draft.source : this.starter();
     var mount = this.root.querySelector("[data-editor]");
     mount.innerHTML = "";
     if (window.MKCEditor) {
@@ -75,7 +80,7 @@
                       focus: function () { area.focus(); }, gotoLine: function () { area.focus(); } };
     }
     this.setLaunch(draft && draft.launch ? draft.launch : config.launch_defaults);
-    if (draft && draft.source && draft.source !== config.starter) this.note(this.t("draft-restored"));
+    if (draft && draft.source && draft.source !== this.starter()) this.note(this.t("draft-restored"));
     this.form.addEventListener("input", function () { self.validate(); self.saveDraftSoon(); });
     this.form.addEventListener("submit", function (e) { e.preventDefault(); self.submit(); });
     this.bindButtons();
@@ -109,7 +114,7 @@
     if (submit) submit.addEventListener("click", function () { self.submit(); });
     this.root.querySelector("[data-reset]").addEventListener("click", function () {
       if (!window.confirm(self.t("reset-confirm"))) return;
-      self.editor.setValue(self.config.starter);
+      self.editor.setValue(self.starter());
       self.setLaunch(self.config.launch_defaults);
       store(self.draftKey, null);
       self.note("");

@@ -5,7 +5,7 @@ import textwrap
 from pathlib import Path
 
 EN_SENTENCE = "Threads of one warp read neighbouring floats so the memory system serves them together. "
-KO_SENTENCE = "한 워프의 스레드들이 이웃한 실수를 읽으면 메모리 시스템이 그 요청을 한꺼번에 처리합니다. "
+KO_SENTENCE = "한 워프의 스레드들이 이웃한 실수를 읽으면 메모리 시스템이 그 요청을 한꺼번에 처리해 줘요. "
 
 KERNEL = textwrap.dedent('''\
     ```cuda title="Copy"

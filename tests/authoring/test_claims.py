@@ -127,6 +127,28 @@ def test_the_glossary_of_authoring_ko_is_enforced(lessons_dir):
     assert claims.load_glossary(lessons_dir / "AUTHORING.ko.md") == [("커널", ["kernel", "커넬"])]
 
 
+def test_a_formal_speech_level_in_korean_prose_fails(lessons_dir):
+    """Without any glossary: 셉니다 (the form a lesson once used) and 있습니다 are 합쇼체; 해요체
+    passes, and so do the same words inside inline code and in the sources section."""
+    paragraph = ("이를 부동소수점 연산으로 셉니다. 그리고 `셉니다`는 코드예요.\n\n"
+                 "레지스터에 값이 있습니다.\n\n곱셈-덧셈은 FMA예요. 집에서 읽어요.")
+    folder = good_lesson(lessons_dir, 1, "formal", ko=with_paragraph(KO_SENTENCE, paragraph, ["아이디어", "세부"]))
+    ko = folder / "ko.md"
+    report = check(lessons_dir)
+    first = errors_at(report, ko, line_of(ko, "셉니다."))
+    second = errors_at(report, ko, line_of(ko, "있습니다"))
+    assert len(first) == 1 and "'셉니다'" in first[0] and "해요체" in first[0]
+    assert len(second) == 1 and "'습니다'" in second[0]
+    assert not errors_at(report, ko, line_of(ko, "집에서 읽어요"))
+    assert sum("speech level" in str(p) for p in report.errors) == 2
+
+
+def test_the_speech_level_check_reads_only_prose():
+    body_ko = "첫 문단이에요.\n\n```text\n출력합니다\n```\n\n## 출처와 더 읽을거리\n\n- 「최적화합니다」 블로그 글이에요.\n"
+    assert claims.speech_level_claims(body_ko, 1) == []
+    assert [c.line for c in claims.speech_level_claims("해요.\n\n처리합니다.\n", 10)] == [12]
+
+
 def test_the_real_glossary_has_entries():
     entries = dict(claims.load_glossary(PROJECT_ROOT / "lessons" / "AUTHORING.ko.md"))
     assert "kernel" in entries["커널"] and "연습문제" in entries["연습 문제"]

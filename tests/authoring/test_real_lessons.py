@@ -29,3 +29,16 @@ def test_cli_passes_on_the_real_lessons(tmp_path):
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 errors, 0 warnings" in run.stdout
+
+
+def test_korean_lessons_title_and_run_in_headings_are_korean():
+    """What a Korean reader sees first is Korean: every ko.md title, and every bold run-in heading
+    that opens a paragraph or a list item ("**시작 코드.**", not "**Starter code.**")."""
+    import re
+
+    for ko in sorted((PROJECT_ROOT / "lessons").glob("[0-9][0-9]-*/ko.md")):
+        text = ko.read_text(encoding="utf-8")
+        title = re.search(r"^title:\s*(.+)$", text, re.M)
+        assert title and re.search("[가-힣]", title.group(1)), f"{ko}: title without Hangul"
+        for heading in re.findall(r"^(?:\d+\. )?\*\*([^*]+[.:])\*\*", text, re.M):
+            assert re.search("[가-힣]", heading), f"{ko}: run-in heading '{heading}' is not Korean"

@@ -37,6 +37,25 @@ def test_exercise_config_has_starter_defaults_and_limits(app_client):
     assert client.get("/api/panel/exercises/nope").status_code == 404
 
 
+def test_every_exercise_serves_a_korean_starter_with_the_same_code(app_client):
+    """Korean pages open the editor on starter_ko: the English starter's code, line for line, with
+    every comment in Korean (starter.ko.yaml translates each one)."""
+    import re
+
+    def code(source: str) -> list[str]:
+        return [line.rstrip() for line in re.sub(r"//[^\n]*", "", source).split("\n") if line.strip()]
+
+    client = app_client(dispatcher_enabled=False)
+    for exercise in ("col_sum", "row_sum", "transpose", "gemm", "gemm_fast"):
+        config = client.get(f"/api/panel/exercises/{exercise}").json()
+        comments_ko = re.findall(r"//([^\n]*)", config["starter_ko"])
+        assert comments_ko and all(re.search("[가-힣]", c) for c in comments_ko if c.strip()), exercise
+        assert not re.search("[가-힣]", config["starter"]), exercise
+        assert code(config["starter_ko"]) == code(config["starter"]), exercise
+    gemm_ko = client.get("/api/panel/exercises/gemm").json()["starter_ko"]
+    assert "이 뼈대는 컴파일되고 실행되지만 아직 맞지 않아요" in gemm_ko
+
+
 def test_compile_error_fragment_points_at_learner_lines_in_both_languages(app_client):
     client = app_client()
     token = add_user(client.app, "alice")

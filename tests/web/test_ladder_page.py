@@ -291,3 +291,18 @@ def test_the_grading_gpus_numbers_are_shown_with_the_others_beside_them(tmp_path
     for html, date in ((ladder, "2026-11-25"), (lesson, "2026-11-22")):
         assert re.search(rf"NVIDIA H200(에서 측정)? · {date}", html) and "NVIDIA H100 80GB HBM3 (2026-11-25)" in html
         assert "NVIDIA H100 80GB HBM3 ·" not in html
+
+
+def test_korean_ladder_page_reads_korean_titles_and_header_summaries(client_for):
+    """A Korean reader sees every rung title with Hangul, and the "from the source header" line in
+    Korean (headers.ko.md's title line) marked lang="ko"; the English page keeps the file's line."""
+    with client_for(REAL_RESULTS) as client:
+        ko = client.get("/ko/ladder").text
+        en = client.get("/en/ladder").text
+    titles = re.findall(r'<h2 id="rung-\d\d-title"><span class="visually-hidden">[^<]*</span>([^<]*)</h2>', ko)
+    assert len(titles) == len(RUNGS) and all(re.search("[가-힣]", t) for t in titles), titles
+    assert "Shared memory 타일링" in ko and "이중 버퍼링" in ko
+    assert ('<p class="ladder-rung__summary" lang="ko">' in ko
+            and "A와 B의 32×32 tile을 shared memory에 올려 두고, load한 값 하나를 32번 다시 써요." in ko)
+    assert "stage 32×32 tiles of A and B in shared memory and reuse each loaded value 32 times." in en
+    assert '<p class="ladder-rung__summary" lang="ko">' not in en
