@@ -247,7 +247,8 @@ def test_lessons_do_not_type_ladder_numbers():
     """The ladder block is a placeholder: the lesson files carry the container, never its numbers."""
     ladder = json.loads((REAL_RESULTS / "nvidia-h200-2026-11-22-ladder.json").read_text(encoding="utf-8"))
     distinctive = {f'{e["work_rate"]:.1f}' for e in ladder["entries"] if e["work_rate"] > 100}
-    for folder, spec in (("04-naive-vs-tiled-gemm", "01-03"), ("05-register-tiling-tensor-cores", "04-13")):
+    for folder, spec in (("04-naive-vs-tiled-gemm", "01-03"), ("05-register-tiling-tensor-cores", "04-13"),
+                         ("06-tensor-cores-hopper", "10-12"), ("06-tensor-cores-hopper", "13-16")):
         for lang in ("ko", "en"):
             text = (PROJECT_ROOT / "lessons" / folder / f"{lang}.md").read_text(encoding="utf-8")
             assert text.count(f"::: ladder {spec}\n:::") == 1
