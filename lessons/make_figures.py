@@ -191,14 +191,14 @@ def epilogue(lang: str) -> str:
     return svg(t["title"], t["desc"], body)
 
 
-# ---- 05 Hopper pipeline --------------------------------------------------------------------
+# ---- 06 Hopper pipeline --------------------------------------------------------------------
 L["hopper"] = {
-    "en": dict(title="A warp-specialised pipeline on Hopper", desc="A producer warp issues TMA copies from global memory into a ring of four shared-memory stages. Each stage has a full mbarrier, completed by the copy's bytes, and an empty mbarrier, signalled by the consumers. Two consumer warpgroups wait on full, run wgmma on the stage and signal empty.",
-               gmem="global memory", prod="producer warp", tma="TMA copy (one thread, whole tile)", stage="stage",
+    "en": dict(title="A warp-specialised pipeline on Hopper", desc="A producer warpgroup (one thread of it) issues TMA copies from global memory into a ring of four shared-memory stages. Each stage has a full mbarrier, completed by the copy's bytes, and an empty mbarrier, signalled by the consumers. Two consumer warpgroups wait on full, run wgmma on the stage and signal empty.",
+               gmem="global memory", prod="producer warpgroup", tma="TMA copy (one thread, whole tile)", stage="stage",
                full="full", empty="empty", cons1="consumer warpgroup 0: wgmma", cons2="consumer warpgroup 1: wgmma",
                note="no __syncthreads(): each stage's mbarriers say when it is full or free"),
-    "ko": dict(title="Hopper의 warp specialisation pipeline", desc="생산자 warp가 global memory에서 shared memory stage 네 개의 고리로 TMA 복사를 내요. stage마다 복사의 바이트로 채워지는 full mbarrier와 소비자가 알리는 empty mbarrier가 있어요. 소비자 warpgroup 두 개가 full을 기다렸다가 그 stage로 wgmma를 돌리고 empty를 알려요.",
-               gmem="global memory", prod="생산자 warp", tma="TMA 복사 (thread 하나, 타일 전체)", stage="stage",
+    "ko": dict(title="Hopper의 warp specialisation pipeline", desc="생산자 warpgroup(그중 thread 하나)이 global memory에서 shared memory stage 네 개의 고리로 TMA 복사를 내요. stage마다 복사의 바이트로 채워지는 full mbarrier와 소비자가 알리는 empty mbarrier가 있어요. 소비자 warpgroup 두 개가 full을 기다렸다가 그 stage로 wgmma를 돌리고 empty를 알려요.",
+               gmem="global memory", prod="생산자 warpgroup", tma="TMA 복사 (thread 하나, 타일 전체)", stage="stage",
                full="full", empty="empty", cons1="소비자 warpgroup 0: wgmma", cons2="소비자 warpgroup 1: wgmma",
                note="__syncthreads()가 없어요: stage마다 mbarrier가 찼는지 비었는지 알려 줘요"),
 }
@@ -225,7 +225,7 @@ def hopper(lang: str) -> str:
 
 
 FIGURES = {"04-roofline": roofline, "05-waves": waves, "05-split-k": splitk, "05-epilogue": epilogue,
-           "05-hopper-pipeline": hopper}
+           "06-hopper-pipeline": hopper}
 
 
 def main() -> None:

@@ -21,6 +21,7 @@ def texts(lang: str) -> dict[str, str]:
         "caption": _("Measured on this server's {gpu} · {date}"),
         "clocks_held": _("SM clocks held during every timing"),
         "clocks_fell": _("SM clocks fell during some timings: those numbers may be low"),
+        "untrusted": _("— in place of cuBLAS: at that size its time held host dispatch, so no share of it is shown"),
         "none": _("Not measured on this server yet: the numbers appear here once the ladder benchmark has run on a GPU."),
         "chart_title": _("TFLOP/s per rung at M = N = K = %(size)s"),
         "chart_desc":
@@ -61,7 +62,7 @@ def overview_chart(rungs: list[RungText], results: LadderResults, lang: str, cha
                                tooltip=f"{rung.stem}: {charts.fmt_rate(value)} TFLOP/s"))
     for dtype, baseline in BASELINES.items():
         indexes = [i for i, r in enumerate(rungs) if r.rung.dtype == dtype]
-        value = results.rate(baseline, size)
+        value = results.baseline_rate(baseline, size)
         if indexes and value:
             name = BASELINE_NAMES[baseline]
             lines.append(charts.Line(value=value, kind=dtype, first=min(indexes), last=max(indexes),
@@ -79,6 +80,8 @@ def caption(results: LadderResults, lang: str) -> str:
     text = t["caption"].format(gpu=results.gpu_name, date=results.date)
     if results.clocks_held is not None:  # older files did not record clocks: say nothing rather than guess
         text += " · " + t["clocks_held" if results.clocks_held else "clocks_fell"]
+    if any(b in results.by_kernel and not results.baseline_trusted(b, s) for b in BASELINES.values() for s in results.sizes):
+        text += " · " + t["untrusted"]
     return text
 
 
@@ -92,7 +95,7 @@ def rung_table(rung: RungText, results: LadderResults, lang: str) -> str:
         if entry is None:
             continue
         rows.append(f'<tr><td>{escape(size)}³</td><td class="num">{escape(charts.fmt_rate(results.rate(rung.stem, size)))}</td>'
-                    f'<td class="num">{escape(_pct(entry.get("vs_baseline")))}</td>'
+                    f'<td class="num">{escape(_pct(results.ratio(rung.stem, size)))}</td>'
                     f'<td class="num">{escape(_ms(entry.get("median_ms")))}</td></tr>')
     if not rows:
         return ""
@@ -121,17 +124,16 @@ def compact_table(rungs: list[RungText], results: LadderResults, lang: str) -> s
     head = "".join(f'<th class="num">{escape(s)}³</th>' for s in results.sizes)
     rows = []
     for rung in rungs:
-        entry = results.entry(rung.stem, size) or {}
         cells = "".join(f'<td class="num">{escape(charts.fmt_rate(results.rate(rung.stem, s)))}</td>' for s in results.sizes)
         name = escape(rung.title[lang])
         rows.append(f'<tr><td><a href="/{lang}/ladder#{rung.anchor}">{rung.number:02d}</a> {name}</td>{cells}'
-                    f'<td class="num">{escape(_pct(entry.get("vs_baseline")))}</td></tr>')
+                    f'<td class="num">{escape(_pct(results.ratio(rung.stem, size)))}</td></tr>')
     for baseline in dict.fromkeys(baseline_of(r) for r in rungs):
         if baseline not in results.by_kernel:
             continue
-        cells = "".join(f'<td class="num">{escape(charts.fmt_rate(results.rate(baseline, s)))}</td>' for s in results.sizes)
+        cells = "".join(f'<td class="num">{escape(charts.fmt_rate(results.baseline_rate(baseline, s)))}</td>' for s in results.sizes)
         rows.append(f'<tr class="ladder-table__baseline"><td>{escape(BASELINE_NAMES[baseline])}</td>{cells}'
-                    f'<td class="num">100 %</td></tr>')
+                    f'<td class="num">{escape(_pct(1.0 if results.baseline_trusted(baseline, size) else None))}</td></tr>')
     return (f'<div class="table-scroll"><table class="ladder-table ladder-table--compact"><thead><tr>'
             f'<th>{escape(t["rung"])}</th>{head}<th class="num">{escape(t["pct_short"].format(size=size + "³"))}</th>'
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')

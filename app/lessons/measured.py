@@ -128,6 +128,9 @@ LABELS_KO = {
     "tiled (one block per row, coalesced, shuffles)": "tiled (row마다 block 하나, coalesced, shuffle)",
     "naive (direct, strided reads)": "naive (그대로 옮기기, strided 읽기)",
     "tiled (32x32 shared tile, padded)": "tiled (padding한 32x32 shared 타일)",
+    "naive WMMA (one warp per 16x16 tile)": "naive WMMA (16x16 타일마다 warp 하나)",
+    "tiled WMMA (64x64 block tiles)": "tiled WMMA (64x64 block 타일)",
+    "cuBLAS HGEMM (cublasGemmEx, float16 in, float32 out)": "cuBLAS HGEMM (cublasGemmEx, float16 입력, float32 출력)",
 }
 
 

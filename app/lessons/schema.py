@@ -30,6 +30,9 @@ class LessonMeta(BaseModel):
     tags: list[str] = Field(default_factory=list)
     minutes: int | None = Field(default=None, ge=1, le=300)
     exercise: str | None = Field(default=None, pattern=r"^[a-z0-9_]+$")
+    # The course page shows the "core" lessons as the course's track, then the "further" ones
+    # under "Going further": lessons that build on the whole track rather than extend it.
+    track: Literal["core", "further"] = "core"
     xp: int = Field(default=0, ge=0, le=1000)
     links: list[Link] = Field(default_factory=list)
 

@@ -74,6 +74,8 @@ LESSON_SLUGS = {  # lesson folder -> URL slug (lesson.yaml's slug)
     "03-transpose-bank-conflicts": "transpose-bank-conflicts",
     "04-naive-vs-tiled-gemm": "naive-vs-tiled-gemm",
     "05-register-tiling-tensor-cores": "register-tiling-tensor-cores",
+    "06-tensor-cores-hopper": "tensor-cores-hopper",
+    "07-reading-what-the-gpu-ran": "reading-what-the-gpu-ran",
 }
 SHOWN_CLASSES = ("global_load", "global_store", "shared_load", "shared_store", "async_copy", "barrier", "ffma",
                  "tensor", "local_load", "local_store", "compare", "predicated_memory")

@@ -102,13 +102,14 @@ async def course_index(lang: str, request: Request):
     slugs = [lesson.slug for lesson in lessons]
 
     def build(reader: dict | None = None) -> str:
-        entries = []
+        entries, further = [], []
         for lesson in lessons:
             text, fallback = lesson.text(lang)
-            entries.append({"lesson": lesson, "title": text.title, "summary": text.summary, "fallback": fallback})
+            (further if lesson.meta.track == "further" else entries).append(
+                {"lesson": lesson, "title": text.title, "summary": text.summary, "fallback": fallback})
         context = page_context(lang, "/", state.settings.site_name)
-        context.update(entries=entries, strip_html=Markup(STRIP_MARKER),
-                       total_minutes=sum(item.minutes for item in lessons))
+        context.update(entries=entries, further=further, strip_html=Markup(STRIP_MARKER),
+                       total_minutes=sum(entry["lesson"].minutes for entry in entries))
         context.update(reader or {})
         return state.templates.get_template("index.html").render(context)
 

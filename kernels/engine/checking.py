@@ -100,7 +100,7 @@ def check_axis_sums(got: npt.ArrayLike, inputs: Inputs, sizes: Sizes, *,
     return first_mismatch(out_of_bound(g, ref, tol), g, ref, lambda pos: [idx[pos[0]]])
 
 
-# ---- C = A @ B (gemm, gemm_fast) -----------------------------------------------------------
+# ---- C = A @ B (gemm, gemm_fast; hgemm with float16 inputs) -----------------------------------------------------------
 
 def matmul_inputs(sizes: Sizes, rng: np.random.Generator) -> Inputs:
     M, N, K = sizes["M"], sizes["N"], sizes["K"]
@@ -108,6 +108,11 @@ def matmul_inputs(sizes: Sizes, rng: np.random.Generator) -> Inputs:
         "A": uniform_f32(rng, (M, K)),
         "B": uniform_f32(rng, (K, N)),
     }
+
+
+def matmul_inputs_f16(sizes: Sizes, rng: np.random.Generator) -> Inputs:
+    """hgemm's inputs: the same uniform [-1, 1) values rounded to float16 (what the kernel reads)."""
+    return {name: array.astype(np.float16) for name, array in matmul_inputs(sizes, rng).items()}
 
 
 def matmul_reference(inputs: Inputs, sizes: Sizes) -> np.ndarray:

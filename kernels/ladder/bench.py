@@ -7,6 +7,15 @@ still get measured). A child compiles its rung, checks it at the odd sizes and a
 size against a float64 reference (kernels/ladder/check.py), then times it interleaved with the
 matching cuBLAS call: SGEMM (cupy.matmul on float32, TF32 off) for f32 rungs, HGEMM (cupy.matmul
 on float16) for f16 rungs. Results follow contract D (kind "ladder").
+
+cuBLAS's timing window opens after a GPU-side wait (``HostHold``): a plain cupy.matmul between the
+timing events can also time its host dispatch, which the L2 flush before the start event hides for
+a rung's launch but not always for cuBLAS's longer one (the H100 ladder run of 2026-11-25 timed
+HGEMM at 1024^3 at 64 us; after the wait it takes 8 us). While the GPU waits, the host finishes
+queueing the start event and cuBLAS's kernels, so the window holds GPU time only. A CUDA graph
+would do the same, but CuPy refuses cuBLAS calls during stream capture; timing many calls back to
+back does not: at 1024^3 the host issues one HGEMM every 16 us, twice the GPU's time for it.
+Entries say so with ``baseline_timing``.
 """
 from __future__ import annotations
 
@@ -33,6 +42,34 @@ def _timing():
     """The engine's timing (contract C): the ladder is timed exactly like graded kernels."""
     from kernels.engine.gpu.timing import measure
     return measure, "kernels.engine.gpu.timing"
+
+
+HOLD_SOURCE = r"""
+extern "C" __global__ void hold(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        __nanosleep(1000);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+"""
+HOLD_US = 200  # over three times the longest cuBLAS dispatch seen inside a timing window (~56 us)
+
+
+class HostHold:
+    """One thread that waits ``us`` microseconds on the GPU, queued before a timing window: the
+    host's dispatch of the timed call overlaps the wait instead of the window."""
+
+    def __init__(self, us: int = HOLD_US):
+        import cupy as cp
+
+        self.kernel = cp.RawKernel(HOLD_SOURCE, "hold")
+        self.ns = cp.uint64(us * 1000)
+
+    def __call__(self) -> None:
+        self.kernel((1,), (1,), (self.ns,))
 
 
 def _median_ms(stats) -> float:
@@ -80,12 +117,13 @@ def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path =
         entry = {"n": n, "ok": res.ok, "summary": res.summary(), "worst_ratio": res.worst_ratio}
         if res.ok:
             Cb = cp.empty((M, N), dtype=A.dtype)      # cuBLAS writes C in the input type
+            hold = HostHold()
             with ClockWatch(cp.cuda.Device().id) as watch:   # SM clock and power during the timing
                 # the lambdas run inside measure(), before this iteration's arrays are deleted;
                 # binding them as defaults says so
                 stats = measure({stem: lambda A=A, B=B, C=C, M=M, N=N, K=K: loaded.launch(A, B, C, M, N, K),
                                  "baseline": lambda A=A, B=B, Cb=Cb: cp.matmul(A, B, out=Cb)},
-                                flush_l2=True, max_seconds=max_seconds)
+                                flush_l2=True, max_seconds=max_seconds, before_window={"baseline": hold})
             entry.update(median_ms=_median_ms(stats[stem]), spread_ms=_spread_ms(stats[stem]),
                          baseline_ms=_median_ms(stats["baseline"]),
                          baseline_spread_ms=_spread_ms(stats["baseline"]), clocks=watch.summary())
@@ -144,6 +182,7 @@ def build_results(info: dict, children: list[dict], date: str) -> dict:
                 "unit": "TFLOP/s", "registers": ch["registers"],
                 "shared_bytes": ch["static_smem"] + ch["dynamic_smem"],
                 "baseline": BASELINE[ch["dtype"]], "vs_baseline": round(s["baseline_ms"] / s["median_ms"], 4),
+                "baseline_timing": "gpu_hold",
                 "correct": True, "max_error_vs_bound": s["worst_ratio"], "clocks": s.get("clocks")})
     for (dtype, n), times in sorted(baselines.items()):
         times.sort()
@@ -154,7 +193,7 @@ def build_results(info: dict, children: list[dict], date: str) -> dict:
                         "dtype": dtype, "size": {"M": n, "N": n, "K": n}, "median_ms": round(med, 5),
                         "spread_ms": round(times[-1] - times[0], 5),
                         "work_rate": round(2.0 * n ** 3 / med / 1e9, 3), "unit": "TFLOP/s",
-                        "registers": None, "shared_bytes": None, "vs_baseline": 1.0,
+                        "registers": None, "shared_bytes": None, "vs_baseline": 1.0, "baseline_timing": "gpu_hold",
                         "note": f"median of {len(times)} runs, each interleaved with one rung"})
     watched = [e["clocks"] for e in entries if e.get("clocks")]
     # None when NVML was not there to say; otherwise whether every timing window kept its clock.

@@ -61,10 +61,10 @@ def _draft_lessons(root: Path) -> Path:
 
     lessons = root / "lessons"
     shutil.copytree(PROJECT_ROOT / "lessons", lessons)
-    draft = lessons / "06-draft-preview"
+    draft = lessons / "99-draft-preview"   # after every real lesson
     shutil.copytree(lessons / "05-register-tiling-tensor-cores", draft)
     meta = (draft / "lesson.yaml").read_text(encoding="utf-8")
-    meta = meta.replace("order: 5", "order: 6").replace("slug: register-tiling-tensor-cores", f"slug: {DRAFT}")
+    meta = meta.replace("order: 5", "order: 99").replace("slug: register-tiling-tensor-cores", f"slug: {DRAFT}")
     (draft / "lesson.yaml").write_text(meta.replace("status: published", "status: draft"), encoding="utf-8")
     return lessons
 

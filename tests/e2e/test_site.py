@@ -22,7 +22,8 @@ def test_index_switch_language_and_lesson_04(browser, server_url, artifacts):
     page.goto(server_url + "/")
     assert page.url.endswith("/ko/")
     assert page.locator("h1").inner_text().startswith("CUDA 행렬 커널")
-    assert page.locator(".lesson-card").count() == 5
+    assert page.locator(".lesson-list:not(.lesson-list--further) .lesson-card").count() == 5   # the track
+    assert page.locator(".lesson-list--further .lesson-card").count() == 2                     # going further
     page.screenshot(path=str(artifacts / "index-ko-desktop.png"), full_page=True)
 
     page.locator("[data-lang-switch=en]").click()

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 KERNELS = Path(__file__).resolve().parents[2] / "kernels"
-EXERCISES = ("col_sum", "row_sum", "transpose", "gemm", "gemm_fast")
+EXERCISES = ("col_sum", "row_sum", "transpose", "gemm", "gemm_fast", "hgemm")
 LAUNCH_RE = re.compile(r"^//\s*launch:\s*(\{.*\})", re.M)
 EXPECT_RE = re.compile(r"^//\s*expect:\s*([A-Z_]+)", re.M)
 

@@ -105,6 +105,40 @@ def gemm_emulations():
     return correct, wrong
 
 
+def hgemm_emulations():
+    """float16 A and B (the exercise's inputs): gemm's emulations on the inputs widened to float32
+    (exact), less half_inputs (rounding float16 values to float16 changes nothing), plus the
+    Tensor Core's own cases."""
+    def widen(f):
+        return lambda i, s: f({k: v.astype(F32) for k, v in i.items()}, s)
+
+    def blocks_of_16(i, combine):
+        # a Tensor Core step: 16 exact products summed, then added to the accumulator by combine()
+        A, B = i["A"].astype(np.float64), i["B"].astype(np.float64)
+        acc = np.zeros((A.shape[0], B.shape[1]), F32)
+        for k0 in range(0, A.shape[1], 16):
+            acc = combine(acc, A[:, k0:k0 + 16] @ B[k0:k0 + 16])
+        return acc
+
+    def truncated(acc, block):
+        # exact sum rounded TOWARDS ZERO to float32: the one-sided rounding of Tensor Cores
+        exact = acc.astype(np.float64) + block
+        nearest = exact.astype(F32)
+        too_far = np.abs(nearest.astype(np.float64)) > np.abs(exact)
+        return np.where(too_far, np.nextafter(nearest, F32(0)), nearest)
+
+    def half_acc(acc, block):
+        return (acc.astype(np.float64) + block).astype(np.float16).astype(F32)
+
+    gemm_correct, gemm_wrong = gemm_emulations()
+    correct = {name: widen(f) for name, f in gemm_correct.items()}
+    correct["truncating_steps_of_16"] = lambda i, s: blocks_of_16(i, truncated)
+    wrong = {name: widen(f) for name, f in gemm_wrong.items() if name != "half_inputs"}
+    wrong["half_accumulate"] = lambda i, s: blocks_of_16(i, half_acc)
+    wrong["output_rounded_to_half"] = widen(lambda i, s: (i["A"] @ i["B"]).astype(np.float16).astype(F32))
+    return correct, wrong
+
+
 def transpose_emulations():
     def first_block(i, s):
         out = np.full(i["in"].T.shape, np.nan, F32)
@@ -141,6 +175,7 @@ EMULATIONS = {
     "transpose": transpose_emulations(),
     "gemm": gemm_emulations(),
     "gemm_fast": gemm_emulations(),
+    "hgemm": hgemm_emulations(),
 }
 
 
@@ -175,7 +210,8 @@ def test_wrong_emulations_fail(ex_id, name):
 @pytest.mark.parametrize("ex_id", list(EMULATIONS))
 def test_half_precision_fails_on_most_sizes(ex_id):
     """Not just one lucky size: half precision is far outside tolerance wherever n > 1."""
-    outcomes = _run(ex_id, "half_inputs" if "half_inputs" in EMULATIONS[ex_id][1] else "half_values", "wrong")
+    name = next(n for n in ("half_inputs", "half_values", "half_accumulate") if n in EMULATIONS[ex_id][1])
+    outcomes = _run(ex_id, name, "wrong")
     assert sum(o is not None for o in outcomes) >= len(outcomes) - 1
 
 
@@ -225,12 +261,12 @@ def test_sampled_check_catches_a_wrong_last_element(ex_id):
 
 
 @pytest.mark.parametrize("ex_id", list(EMULATIONS))
-def test_inputs_are_random_float32_never_zero(ex_id):
+def test_inputs_are_random_never_zero_in_the_exercises_type(ex_id):
     ex = load_exercise(ex_id)
     ref = load_reference(ex_id)
     sizes = dict(ex.correctness_sizes[1])
     a = ref.generate_inputs(sizes, np.random.default_rng(1))
     b = ref.generate_inputs(sizes, np.random.default_rng(2))
     for k in a:
-        assert a[k].dtype == np.float32 and np.count_nonzero(a[k]) > 0
+        assert a[k].dtype == (np.float16 if ex_id == "hgemm" else np.float32) and np.count_nonzero(a[k]) > 0
         assert np.all(np.abs(a[k]) <= 1.0) and not np.array_equal(a[k], b[k])

@@ -58,7 +58,14 @@ COL_SUM = {
     "odd_tail": lambda i, s: _nan_cols(_colsum(i["X"]), [s["cols"] - 1]) if s["cols"] % 2 else _colsum(i["X"]),
 }
 
-EMULATED = {"gemm": GEMM, "gemm_fast": GEMM, "col_sum": COL_SUM}
+def _on_float32(table):
+    """hgemm's inputs are float16: the same emulations, on the inputs widened to float32 (exact)."""
+    def widen(f):
+        return lambda i, s: f({k: v.astype(F32) for k, v in i.items()}, s)
+    return {name: widen(f) for name, f in table.items()}
+
+
+EMULATED = {"gemm": GEMM, "gemm_fast": GEMM, "hgemm": _on_float32(GEMM), "col_sum": COL_SUM}
 # gemm_fast has gemm's contract and correctness sizes (test_gemm_fast_shares_gemms_sizes), so its
 # class-catching wrong solutions are gemm's files, graded on the GPU under gemm.
 WRONG_FOLDER = {"gemm_fast": "gemm"}

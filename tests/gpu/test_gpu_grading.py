@@ -77,12 +77,13 @@ def test_starter_compiles_runs_and_is_not_a_solution(runner, ex_id):
     assert res.verdict is Verdict.WRONG_ANSWER, res.message
 
 
-HOSTILE = sorted((KERNELS / "gemm" / "hostile").glob("*.cu"))
+# gemm's hostile kernels, and hgemm's: the same attacks on float16 inputs and WMMA headers
+HOSTILE = [(ex, path) for ex in ("gemm", "hgemm") for path in sorted((KERNELS / ex / "hostile").glob("*.cu"))]
 
 
-@pytest.mark.parametrize("path", HOSTILE, ids=ident)
-def test_hostile_kernel_verdict_then_honest_passes(runner, path):
-    res, _ = grade_file(runner, "gemm", path, timing=True)
+@pytest.mark.parametrize("ex_id,path", HOSTILE, ids=ident)
+def test_hostile_kernel_verdict_then_honest_passes(runner, ex_id, path):
+    res, _ = grade_file(runner, ex_id, path, timing=True)
     assert res.verdict.value == expected_verdict(path), (res.message, res.flags)
     name = path.stem
     if name == "hang":
@@ -115,7 +116,8 @@ def test_oversized_launch_is_refused_by_grade_before_the_gpu():
 
 
 FAST = {"col_sum": "float4_columns.cu", "row_sum": "float4_warp_per_row.cu",
-        "transpose": "tile64.cu", "gemm": "regtile_64x64.cu", "gemm_fast": "regtile_128x128.cu"}
+        "transpose": "tile64.cu", "gemm": "regtile_64x64.cu", "gemm_fast": "regtile_128x128.cu",
+        "hgemm": "wmma_128x128_cp_async.cu"}
 
 
 @pytest.mark.parametrize("ex_id", EXERCISES)

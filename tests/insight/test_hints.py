@@ -49,6 +49,12 @@ def test_gemm_without_shared_reuse(compile_gemm):
     assert "gemm_without_shared_reuse" not in ids(insight_for(compile_gemm, TILED))
 
 
+def test_hgemm_without_tensor_cores():
+    assert "hgemm_without_tensor_cores" in fired(hints.facts(exercise="hgemm", counts={"tensor": 0, "ffma": 64}))
+    assert "hgemm_without_tensor_cores" not in fired(hints.facts(exercise="hgemm", counts={"tensor": 8}))
+    assert "hgemm_without_tensor_cores" not in fired(hints.facts(exercise="gemm", counts={"tensor": 0}))
+
+
 def test_register_spills(compile_gemm):
     assert "register_spills" in ids(insight_for(compile_gemm, SPILL, block=(256, 1, 1)))
     assert "register_spills" not in ids(insight_for(compile_gemm, TILED))

@@ -54,12 +54,15 @@ def _distinctive_results(folder, *, date="2031-01-02", gpu="Test GPU 9000", rate
             entries.append({"exercise": "gemm", "kernel": rung.stem, "label": rung.title, "dtype": rung.dtype,
                             "size": {"M": n, "N": n, "K": n}, "median_ms": 1.2345 + i, "spread_ms": 0.01,
                             "work_rate": rate + i if n == 4096 else 3.21, "unit": "TFLOP/s",
-                            "registers": 111, "shared_bytes": 12345, "vs_baseline": 0.4321})
+                            "registers": 111, "shared_bytes": 12345, "vs_baseline": 0.4321,
+                            "baseline": "cublas_hgemm" if rung.dtype == "f16" else "cublas_sgemm",
+                            "baseline_timing": "gpu_hold"})
     for name, value in (("cublas_sgemm", 98.7), ("cublas_hgemm", 987.6)):
         for n in (2048, 4096):
             entries.append({"exercise": "gemm", "kernel": name, "label": name, "size": {"M": n, "N": n, "K": n},
                             "median_ms": 0.5, "spread_ms": 0.0, "work_rate": value, "unit": "TFLOP/s",
-                            "registers": None, "shared_bytes": None, "vs_baseline": 1.0})
+                            "registers": None, "shared_bytes": None, "vs_baseline": 1.0,
+                            "baseline_timing": "gpu_hold"})
     doc = {"schema": "kernels-results/1", "kind": "ladder", "date": date, "gpu": {"name": gpu}, "entries": entries}
     (folder / f"test-gpu-{date}-ladder.json").write_text(json.dumps(doc), encoding="utf-8")
     return doc
@@ -171,7 +174,9 @@ def test_ladder_page_lists_every_rung_with_source_numbers_and_chart(client_for, 
     bars = _bars(overview)
     assert [b.get("data-label") for b in bars] == [r.stem for r in RUNGS]   # one bar per rung, in order
     lines = [el for el in overview.iter(SVG_NS + "line") if "chart__line" in el.get("class", "")]
-    assert len([el for el in lines if el.find(SVG_NS + "title") is not None]) == 2  # SGEMM and HGEMM
+    # SGEMM's line only: that file timed cuBLAS without a graph, and HGEMM's 0.22 ms at 4096 holds
+    # host dispatch (only times of 1 ms or more are trusted then); SGEMM's 2.7 ms is trusted
+    assert len([el for el in lines if el.find(SVG_NS + "title") is not None]) == 1
     assert f'href="/{lang}/ladder"' in html                                # the nav link
     assert ("GEMM 사다리" if lang == "ko" else "GEMM ladder") in html
 
@@ -242,7 +247,8 @@ def test_lessons_do_not_type_ladder_numbers():
     """The ladder block is a placeholder: the lesson files carry the container, never its numbers."""
     ladder = json.loads((REAL_RESULTS / "nvidia-h200-2026-11-22-ladder.json").read_text(encoding="utf-8"))
     distinctive = {f'{e["work_rate"]:.1f}' for e in ladder["entries"] if e["work_rate"] > 100}
-    for folder, spec in (("04-naive-vs-tiled-gemm", "01-03"), ("05-register-tiling-tensor-cores", "04-13")):
+    for folder, spec in (("04-naive-vs-tiled-gemm", "01-03"), ("05-register-tiling-tensor-cores", "04-13"),
+                         ("06-tensor-cores-hopper", "10-12"), ("06-tensor-cores-hopper", "13-16")):
         for lang in ("ko", "en"):
             text = (PROJECT_ROOT / "lessons" / folder / f"{lang}.md").read_text(encoding="utf-8")
             assert text.count(f"::: ladder {spec}\n:::") == 1
@@ -287,9 +293,10 @@ def test_the_grading_gpus_numbers_are_shown_with_the_others_beside_them(tmp_path
     with TestClient(create_app(make_settings(tmp_path, results_dir=REAL_RESULTS, results_gpu="h200"))) as client:
         ladder = client.get(f"/{lang}/ladder").text
         lesson = client.get(f"/{lang}/lessons/naive-vs-tiled-gemm").text
-    # the ladder shows H200's run of 2026-11-25, the lesson H200's references of 2026-11-22
-    for html, date in ((ladder, "2026-11-25"), (lesson, "2026-11-22")):
-        assert re.search(rf"NVIDIA H200(에서 측정)? · {date}", html) and "NVIDIA H100 80GB HBM3 (2026-11-25)" in html
+    # the ladder shows H200's run of 2026-11-25, the lesson H200's references of 2026-11-22; the
+    # H100's newest are its ladder of 2026-11-25 and its references of 2026-11-26 (hgemm's)
+    for html, date, h100 in ((ladder, "2026-11-25", "2026-11-25"), (lesson, "2026-11-22", "2026-11-26")):
+        assert re.search(rf"NVIDIA H200(에서 측정)? · {date}", html) and f"NVIDIA H100 80GB HBM3 ({h100})" in html
         assert "NVIDIA H100 80GB HBM3 ·" not in html
 
 
@@ -306,3 +313,29 @@ def test_korean_ladder_page_reads_korean_titles_and_header_summaries(client_for)
             and "A와 B의 32×32 tile을 shared memory에 올려 두고, load한 값 하나를 32번 다시 써요." in ko)
     assert "stage 32×32 tiles of A and B in shared memory and reuse each loaded value 32 times." in en
     assert '<p class="ladder-rung__summary" lang="ko">' not in en
+
+
+def _without_graph(doc, baseline_ms):
+    """The same file as a ladder run that timed cuBLAS with one plain call (no baseline_timing)."""
+    for entry in doc["entries"]:
+        entry.pop("baseline_timing", None)
+        if entry["kernel"].startswith("cublas_"):
+            entry["median_ms"] = baseline_ms
+    return doc
+
+
+def test_a_ratio_is_shown_only_where_its_cublas_time_holds_no_host_dispatch(tmp_path):
+    from app.ladder.present import caption, compact_table, rung_table
+    from app.ladder.results import newest_ladder
+
+    graphed = newest_ladder([_distinctive_results(tmp_path / "a")])
+    short = newest_ladder([_without_graph(_distinctive_results(tmp_path / "b"), 0.5)])
+    long = newest_ladder([_without_graph(_distinctive_results(tmp_path / "c"), 2.5)])
+    rung = load_content(LADDER_DIR).rungs[0]
+    assert graphed.ratio(rung.stem, "4096") == 0.4321 and "43.2 %" in rung_table(rung, graphed, "en")
+    assert short.ratio(rung.stem, "4096") is None and short.baseline_rate("cublas_sgemm", "4096") is None
+    assert "43.2 %" not in rung_table(rung, short, "en") and "43.2 %" not in compact_table([rung], short, "en")
+    assert "98.7" not in compact_table([rung], short, "en")                    # nor cuBLAS's own rate
+    assert "host dispatch" in caption(short, "en") and "호스트" in caption(short, "ko")
+    assert "host dispatch" not in caption(graphed, "en")
+    assert long.ratio(rung.stem, "4096") == 0.4321 and "host dispatch" not in caption(long, "en")

@@ -13,9 +13,10 @@ SNAPSHOT = load_catalog(PROJECT_ROOT / "lessons", STATIC_DIR, PROJECT_ROOT / "ke
 PUBLISHED = [lesson for lesson in SNAPSHOT.lessons if lesson.published]
 
 
-def test_real_catalog_has_five_published_lessons_without_errors():
+def test_real_catalog_has_seven_published_lessons_without_errors():
     assert [str(p) for p in SNAPSHOT.errors] == []
-    assert [lesson.order for lesson in PUBLISHED] == [1, 2, 3, 4, 5]
+    assert [lesson.order for lesson in PUBLISHED] == [1, 2, 3, 4, 5, 6, 7]
+    assert [lesson.meta.track for lesson in PUBLISHED] == ["core"] * 5 + ["further"] * 2
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -78,6 +79,32 @@ def test_course_index_lists_every_published_lesson(client, lang):
         assert html.escape(text.title, quote=True) in page
         assert f">{lesson.number}<" in page
     assert page.count('class="lesson-card"') == len(PUBLISHED)
+
+
+CORE = ["matrix-layout-coalescing", "parallel-reduction", "transpose-bank-conflicts", "naive-vs-tiled-gemm",
+        "register-tiling-tensor-cores"]
+FURTHER = ["tensor-cores-hopper", "reading-what-the-gpu-ran"]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_course_index_shows_the_five_lessons_as_the_track_then_going_further(client, lang):
+    page = client.get(f"/{lang}/").text
+    heading = {"en": "Going further", "ko": "더 나아가기"}[lang]
+    cut = page.index(f'<h2 class="section-title" id="going-further">{heading}</h2>')
+    core, further = page[:cut], page[cut:]
+    assert re.findall(r'data-lesson-slug="([a-z0-9-]+)"', core) == CORE
+    assert re.findall(r'data-lesson-slug="([a-z0-9-]+)"', further) == FURTHER
+    lead = {"en": "A second track for after the course", "ko": "코스를 마친 뒤의 두 번째 트랙이에요"}[lang]
+    assert lead in further
+    assert {"en": "5 lessons", "ko": "레슨 5개"}[lang] in core       # the track's own count in the hero
+
+
+def test_a_lesson_without_a_track_is_in_the_core_track():
+    from app.lessons.schema import LessonMeta
+
+    assert LessonMeta(order=9, slug="x", status="draft").track == "core"
+    with pytest.raises(ValueError):
+        LessonMeta(order=9, slug="x", status="draft", track="elsewhere")
 
 
 def test_code_blocks_have_caption_language_and_copy_button(client):

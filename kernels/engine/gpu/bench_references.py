@@ -38,11 +38,14 @@ LABELS = {
                   "tiled": "tiled (32x32 shared tile, padded)"},
     "gemm": {"naive": "naive (one thread per output)", "tiled": "tiled (32x32 shared tiles)"},
     "gemm_fast": {"naive": "naive (one thread per output)", "tiled": "tiled (32x32 shared tiles)"},
+    "hgemm": {"naive": "naive WMMA (one warp per 16x16 tile)", "tiled": "tiled WMMA (64x64 block tiles)"},
 }
 BASELINE_LABELS = {"cublas_sgemm": "cuBLAS SGEMM (cupy.matmul, float32)",
+                   "cublas_hgemm": "cuBLAS HGEMM (cublasGemmEx, float16 in, float32 out)",
                    "d2d_copy": "device-to-device copy of the same bytes"}
 FAST = {"col_sum": "float4_columns.cu", "row_sum": "float4_warp_per_row.cu",
-        "transpose": "tile64.cu", "gemm": "regtile_64x64.cu", "gemm_fast": "regtile_128x128.cu"}
+        "transpose": "tile64.cu", "gemm": "regtile_64x64.cu", "gemm_fast": "regtile_128x128.cu",
+        "hgemm": "wmma_128x128_cp_async.cu"}
 LAUNCH_RE = re.compile(r"^//\s*launch:\s*(\{.*\})", re.M)
 
 
@@ -130,7 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "cuda_runtime": gpu.cuda_runtime, "nvrtc": nvrtc_version(),
                    "cupy": versions.get("cupy")},
            "method": ("CUDA events, kernels interleaved round by round in random order, L2 "
-                      "flushed before every timed call, random float32 inputs; median of the "
+                      "flushed before every timed call, random inputs in the exercise's types (float32; "
+                      "float16 A and B for hgemm); median of the "
                       "rounds, spread = half the interquartile range; work rate = work / median."),
            "entries": entries}
     os.makedirs(args.out, exist_ok=True)

@@ -60,7 +60,8 @@ def build_job(exercise: Exercise, compiled: CompiledKernel, plan: LaunchPlan | d
     refs = {}
     for name in ("naive", "tiled"):
         rk = exercise.references[name]
-        cubin = compile_trusted(str(exercise.path(rk.file)), exercise.kernel.name, arch)
+        cubin = compile_trusted(str(exercise.path(rk.file)), exercise.kernel.name, arch,
+                                headers=exercise.headers)
         refs[name] = {"cubin_b64": base64.b64encode(cubin).decode(), "name": exercise.kernel.name,
                       "launch": rk.launch.as_request()}
     return {

@@ -156,7 +156,8 @@ def inputs_changed(device: dict[str, Any], host: dict[str, Any]) -> tuple[str, l
 
     for name, host_array in host.items():
         device_copy = device[name].get()
-        diff = device_copy.view(np.uint32) != host_array.view(np.uint32)
+        bits = np.dtype(f"u{host_array.itemsize}")  # float16 inputs compare as uint16, float32 as uint32
+        diff = device_copy.view(bits) != host_array.view(bits)
         if diff.any():
             return name, [int(i) for i in np.argwhere(diff)[0]]
     return None

@@ -15,9 +15,9 @@ from .timed_runs import SizeTimings
 from .timing import speedup
 
 # A learner faster than this share of the baseline's work rate is flagged for review: cuBLAS
-# SGEMM runs near the float32 FMA peak (a hand kernel beating it by 1.3x is not credible), and
-# nothing streams memory much faster than a device-to-device copy.
-IMPLAUSIBLE = {"cublas_sgemm": 1.3, "d2d_copy": 1.15}
+# SGEMM and HGEMM run near the FMA and Tensor Core peaks (a hand kernel beating them by 1.3x is not
+# credible), and nothing streams memory much faster than a device-to-device copy.
+IMPLAUSIBLE = {"cublas_sgemm": 1.3, "cublas_hgemm": 1.3, "d2d_copy": 1.15}
 NOISY_RSE = 0.03  # a size whose least steady median has a larger relative standard error is flagged
 
 

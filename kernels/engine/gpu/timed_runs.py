@@ -151,11 +151,14 @@ def _failed(result: Result, verdict: Verdict, message: Message) -> Result:
 
 def baseline_launcher(exercise: dict[str, Any], work_amount: float, inputs_device: dict[str, Any],
                       output_shape: tuple[int, ...]) -> Launch:
-    """The context baseline: cuBLAS SGEMM (cupy.matmul, float32, TF32 off) or a
-    device-to-device copy moving the same bytes as the exercise (half read, half written)."""
+    """The context baseline: cuBLAS SGEMM (cupy.matmul, float32, TF32 off), cuBLAS HGEMM with
+    float32 accumulation and output (hgemm's own contract), or a device-to-device copy moving the
+    same bytes as the exercise (half read, half written)."""
     import cupy
 
     kind = exercise["baseline"]
+    if kind == "cublas_hgemm":
+        return _hgemm_launcher(exercise, inputs_device, output_shape)
     if kind == "cublas_sgemm":
         a, b = (inputs_device[p["name"]] for p in exercise["params"] if p["role"] == "input")
         c = cupy.empty(output_shape, dtype=cupy.float32)
@@ -176,3 +179,30 @@ def baseline_launcher(exercise: dict[str, Any], work_amount: float, inputs_devic
 
         return copy
     raise ValueError(f"unknown baseline {kind!r}")
+
+
+def _hgemm_launcher(exercise: dict[str, Any], inputs_device: dict[str, Any],
+                    output_shape: tuple[int, ...]) -> Launch:
+    """cublasGemmEx with float16 A and B, float32 C and float32 compute: exactly what the learner's
+    kernel is asked to do (cupy.matmul on float16 would also round C to float16). cuBLAS is
+    column-major, so the row-major C = A B is computed as C^T = B^T A^T."""
+    import cupy
+    import numpy as np
+    from cupy.cuda import cublas
+
+    a, b = (inputs_device[p["name"]] for p in exercise["params"] if p["role"] == "input")
+    m, k = a.shape
+    n = b.shape[1]
+    c = cupy.empty(output_shape, dtype=cupy.float32)
+    scalars = np.array([1.0, 0.0], dtype=np.float32)  # alpha, beta (host pointers, kept alive here)
+    handle = cupy.cuda.device.get_cublas_handle()
+    f16, f32 = cupy.cuda.runtime.CUDA_R_16F, cupy.cuda.runtime.CUDA_R_32F
+
+    def gemm_ex() -> None:
+        cublas.setStream(handle, cupy.cuda.get_current_stream().ptr)
+        cublas.gemmEx(handle, cublas.CUBLAS_OP_N, cublas.CUBLAS_OP_N, n, m, k,
+                      scalars.ctypes.data, b.data.ptr, f16, n, a.data.ptr, f16, k,
+                      scalars.ctypes.data + 4, c.data.ptr, f32, n,
+                      cublas.CUBLAS_COMPUTE_32F, cublas.CUBLAS_GEMM_DEFAULT_TENSOR_OP)
+
+    return gemm_ex

@@ -91,11 +91,14 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
             max_rounds: int = 300, warmup_rounds: int = 2,
             before_round: Callable[[int], None] | None = None,
             after_round: Callable[[int], None] | None = None,
-            flusher: L2Flusher | None = None, seed: int | None = None) -> dict[str, TimingStats]:
+            flusher: L2Flusher | None = None, seed: int | None = None,
+            before_window: dict[str, Callable[[], None]] | None = None) -> dict[str, TimingStats]:
     """Time each callable (one kernel launch on the current stream) interleaved round by round.
 
     before_round(i) / after_round(i) run outside the timed regions (i < 0 for warm-up rounds):
     the grader uses them to refresh inputs and to re-check outputs of timed runs.
+    before_window[name]() runs after the L2 flush and before that kernel's start event (the
+    ladder queues a GPU-side wait there, so a call with a long host dispatch is timed without it).
     Returns {name: TimingStats}; every stats object has the same number of samples (paired).
     """
     import cupy
@@ -129,6 +132,8 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
             n = names[k]
             if flusher is not None:
                 flusher(stream)
+            if before_window and n in before_window:
+                before_window[n]()
             start, stop = events[n]
             start.record(stream)
             launches[n]()
