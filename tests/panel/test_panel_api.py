@@ -46,7 +46,11 @@ def test_every_exercise_serves_a_korean_starter_with_the_same_code(app_client):
         return [line.rstrip() for line in re.sub(r"//[^\n]*", "", source).split("\n") if line.strip()]
 
     client = app_client(dispatcher_enabled=False)
-    for exercise in ("col_sum", "row_sum", "transpose", "gemm", "gemm_fast"):
+    from pathlib import Path
+
+    exercises = sorted(p.parent.name for p in (Path(__file__).resolve().parents[2] / "kernels").glob("*/spec.yaml"))
+    assert {"col_sum", "row_sum", "transpose", "gemm", "gemm_fast", "hgemm"} <= set(exercises)
+    for exercise in exercises:
         config = client.get(f"/api/panel/exercises/{exercise}").json()
         comments_ko = re.findall(r"//([^\n]*)", config["starter_ko"])
         assert comments_ko and all(re.search("[가-힣]", c) for c in comments_ko if c.strip()), exercise
