@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.classes.messages import ClassesError
@@ -118,9 +118,11 @@ def create_assignment(db: Session, row: CourseClass, *, title: str, opens_at: dt
 
 
 def delete_assignment(db: Session, class_id: int, assignment_id: int) -> None:
-    if not db.execute(delete(Assignment).where(Assignment.id == assignment_id,
-                                               Assignment.class_id == class_id)).rowcount:
+    row = db.scalar(select(Assignment).where(Assignment.id == assignment_id, Assignment.class_id == class_id))
+    if row is None:
         raise ClassesError("not_found", status=404)
+    db.delete(row)
+    db.flush()
 
 
 def _views(db: Session, rows: Sequence[Assignment]) -> list[AssignmentView]:
