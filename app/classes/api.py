@@ -3,7 +3,7 @@ cookie callers on writes). Every route answers with a response model (app/classe
 /docs shows it; refusals are ``{"error", "message", "params"}`` in the reader's language."""
 from __future__ import annotations
 
-from fastapi import Depends, Query, Request
+from fastapi import Depends, Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
@@ -15,6 +15,7 @@ from app.accounts.users import find_user
 from app.classes import assignments, boards, gradebook, insight, present, roster, schemas
 from app.classes.messages import ClassesError
 from app.classes.web import Access, Course, class_access, course
+from app.classes.work import recent_work
 from app.comments.web import signed_in_writer
 from app.core.bodies import make_router
 from app.core.clock import utcnow
@@ -23,7 +24,6 @@ from app.core.openapi import CSVResponse
 from app.i18n.requests import api_lang
 
 router = make_router(prefix="/api", tags=["classes"])
-EXERCISE_ID = Query(max_length=64)
 
 
 def my_classes(db: Session, auth: authn.Auth, base_url: str) -> schemas.ClassList:
@@ -229,6 +229,14 @@ def get_my_assignments(request: Request, auth: authn.Auth = Depends(require_auth
     """Your open assignments in every class you learn in, soonest due first, with what is left."""
     lang = api_lang(request)
     return my_assignments(db, auth.user, course(request, lang), lang)
+
+
+@router.get("/classes/{class_id}/submissions", response_model=schemas.WorkList)
+def class_submissions(class_id: RowId, auth: authn.Auth | None = Depends(current_auth), db: Session = Depends(db_session)):
+    """The latest 200 submissions of the class's learners, newest first, with their source (the class's
+    graders and instructors)."""
+    class_access(db, auth, class_id, "submissions.view")
+    return schemas.WorkList(submissions=[present.work_out(w) for w in recent_work(db, boards.class_learners(db, class_id))])
 
 
 # ---- leaderboards ----------------------------------------------------------------------------------

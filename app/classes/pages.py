@@ -24,6 +24,7 @@ from app.classes.api import class_board, class_detail, class_gradebook, my_assig
 from app.classes.messages import MESSAGES, ClassesError
 from app.classes.models import MEMBER_ROLES
 from app.classes.web import Access, Course, class_access, course
+from app.classes.work import recent_work
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.clock import utcnow
 from app.core.errors import translate
@@ -306,6 +307,18 @@ def insight_page(lang: str, class_id: RowId, assignment_id: RowId, request: Requ
     context = _context(request, lang, f"/classes/{class_id}/assignments/{assignment_id}/insight", auth,
                        row=access.row, assignment=view, report=present.insight_out(report, lang), course=the_course)
     return render(request, "classes/insight.html", context)
+
+
+@router.get("/{lang:lang}/classes/{class_id}/submissions")
+def submissions_page(lang: str, class_id: RowId, request: Request, auth: authn.Auth | None = Depends(current_auth),
+                     db: Session = Depends(db_session)) -> Response:
+    if auth is None:
+        return _signin(lang, f"/classes/{class_id}/submissions")
+    access = class_access(db, auth, class_id, "submissions.view")
+    work = [present.work_out(w) for w in recent_work(db, boards.class_learners(db, class_id))]
+    context = _context(request, lang, f"/classes/{class_id}/submissions", auth, row=access.row, work=work,
+                       course=course(request, lang))
+    return render(request, "classes/submissions.html", context)
 
 
 # ---- leaderboards -------------------------------------------------------------------------------------

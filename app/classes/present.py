@@ -11,6 +11,7 @@ from app.classes.gradebook import Cell, Row
 from app.classes.insight import AssignmentInsight
 from app.classes.models import CourseClass
 from app.classes.web import Access, Course
+from app.classes.work import WorkRow
 from app.core import vocabulary
 
 TIME_FORMAT = "%Y-%m-%d %H:%M %Z"
@@ -94,3 +95,9 @@ def left_items(cell: Cell, course: Course, lang: str) -> list[schemas.LeftItem]:
             out.append(schemas.LeftItem(kind="exercise", ref=ref, title=course.exercise_title(ref),
                                         url=f"/{lang}/lessons/{page}#exercise-title" if page else f"/{lang}/"))
     return out
+
+
+def work_out(w: WorkRow) -> schemas.WorkOut:
+    return schemas.WorkOut(id=w.id, learner=w.username, exercise=w.exercise_id, submitted_at=w.created_at.isoformat() + "Z",
+                           state=w.state, verdict=w.verdict, overridden=w.overridden, speedup_ci_low=w.speedup_low,
+                           source=w.source)

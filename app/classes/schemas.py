@@ -234,3 +234,19 @@ class MyAssignment(BaseModel):
 
 class MyAssignments(BaseModel):
     assignments: list[MyAssignment]
+
+
+class WorkOut(BaseModel):
+    id: int
+    learner: str
+    exercise: str
+    submitted_at: str
+    state: str
+    verdict: str | None = Field(description="effective verdict (a grader's override wins); null while not graded")
+    overridden: bool
+    speedup_ci_low: float | None
+    source: str
+
+
+class WorkList(BaseModel):
+    submissions: list[WorkOut]
