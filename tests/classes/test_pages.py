@@ -130,3 +130,33 @@ def submit_passed(app):
                               result=json.dumps(result)))
             db.commit()
     return make
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_strike_through_the_board_form_notifies_the_learner(app, browsers, submit_passed, lang):
+    teacher, learner = browsers(), browsers()
+    signup(teacher, "kim", lang=lang)
+    set_role(app, "kim", "instructor")
+    signup(learner, "lee", lang=lang)
+    class_url = _post(teacher, f"/{lang}/classes", f"/{lang}/classes", {"name": "A", "notice_lang": lang, "tz": "UTC"}
+                      ).headers["location"].split("?")[0]
+    page = teacher.get(class_url).text
+    settings = {"name": "A", "term": "", "notice_lang": lang, "tz": "UTC", "board_enabled": "1"}
+    assert _post(teacher, class_url, f"{class_url}/settings", settings).status_code == 303
+    code = re.search(r"data-invite-code>([A-Z0-9]+)<", page).group(1)
+    _post(learner, f"/{lang}/join/{code}", f"/{lang}/join", {"code": code})
+    submit_passed("lee", "gemm", 2.5)
+    board = teacher.get(f"{class_url}/boards/gemm").text
+    sub = re.search(r'data-strike="(\d+)"', board).group(1)
+    refused = _post(teacher, f"{class_url}/boards/gemm", f"{class_url}/boards/gemm/strike",
+                    {"submission_id": sub, "reason": "  "})
+    assert refused.status_code == 400 and {"en": "A reason is required", "ko": "이유를 적어 주세요"}[lang] in refused.text
+    struck = _post(teacher, f"{class_url}/boards/gemm", f"{class_url}/boards/gemm/strike",
+                   {"submission_id": sub, "reason": "copied from a classmate"})
+    assert struck.status_code == 303
+    assert 'data-board-empty' in teacher.get(f"{class_url}/boards/gemm").text
+    bell = learner.get(f"/{lang}/notifications").text
+    assert {"en": f"A grader removed your submission #{sub}", "ko": f"채점자가 내 제출 #{sub}"}[lang] in bell
+    assert "copied from a classmate" in bell
+    as_learner = _post(learner, f"/{lang}/classes", f"{class_url}/boards/gemm/strike", {"submission_id": sub, "reason": "r"})
+    assert as_learner.status_code == 403

@@ -115,5 +115,14 @@ def test_instructor_and_learner_run_a_class(browser, live, artifacts, axe_source
     learner.screenshot(path=str(artifacts / f"class-board-phone-{lang}.png"), full_page=True)
     violations["board (learner, phone)"] = _check(learner, axe_source)
     assert {page: found for page, found in violations.items() if found} == {}
+
+    # the instructor's pages on a phone: nothing scrolls sideways
+    small = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True, has_touch=True).new_page()
+    sign_in(small, live.url, teacher_name, lang)
+    for path in ("", "/gradebook", "/boards/gemm", "/submissions"):
+        small.goto(class_url + path)
+        assert small.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0, path
+    small.screenshot(path=str(artifacts / f"class-submissions-phone-{lang}.png"), full_page=True)
+    small.context.close()
     teacher.context.close()
     phone.close()
