@@ -28,7 +28,7 @@ from app.classes.work import recent_work
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.clock import utcnow
 from app.core.errors import translate
-from app.core.ids import RowId
+from app.core.ids import MAX_ROW_ID, RowId
 
 router = make_router(include_in_schema=False)
 ZONES = ("Asia/Seoul", "UTC", "America/Los_Angeles", "America/New_York", "Europe/London", "Europe/Berlin",
@@ -209,12 +209,16 @@ def _act_member(db: Session, access: Access, form: Mapping[str, Any], the_course
     return "member"
 
 
+def _row_id(form: Mapping[str, Any], key: str, code: str) -> int:
+    """A row id from a form field; anything else (or one no row can have) is refused with ``code`` (404)."""
+    text = str(form.get(key) or "").strip()
+    if not text.isdigit() or int(text) > MAX_ROW_ID:
+        raise ClassesError(code, status=404)
+    return int(text)
+
+
 def _act_remove(db: Session, access: Access, form: Mapping[str, Any], the_course: Course) -> str:
-    try:
-        user_id = int(form.get("user_id", ""))
-    except ValueError:
-        raise ClassesError("not_member", status=404) from None
-    roster.remove_member(db, access.row, user_id)
+    roster.remove_member(db, access.row, _row_id(form, "user_id", "not_member"))
     return "removed"
 
 
@@ -228,11 +232,7 @@ def _act_assignment(db: Session, access: Access, form: Mapping[str, Any], the_co
 
 
 def _act_delete(db: Session, access: Access, form: Mapping[str, Any], the_course: Course) -> str:
-    try:
-        assignment_id = int(form.get("assignment_id", ""))
-    except ValueError:
-        raise ClassesError("not_found", status=404) from None
-    assignments.delete_assignment(db, access.row.id, assignment_id)
+    assignments.delete_assignment(db, access.row.id, _row_id(form, "assignment_id", "not_found"))
     return "deleted"
 
 
@@ -366,10 +366,7 @@ async def _strike(request: Request, lang: str, auth: authn.Auth, db: Session, cl
         learners, back = None, f"/{lang}/boards/{exercise}"
         board_of = lambda: site_board(db, auth, exercise, course(request, lang))  # noqa: E731
     try:
-        submission_id = int(form.get("submission_id", ""))
-    except ValueError:
-        submission_id = -1
-    try:
+        submission_id = _row_id(form, "submission_id", "not_on_board")
         boards.strike(db, auth.user, submission_id, form.get("reason", ""), class_id=class_id, learners=learners)
         db.commit()
     except ClassesError as exc:

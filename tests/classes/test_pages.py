@@ -160,3 +160,16 @@ def test_strike_through_the_board_form_notifies_the_learner(app, browsers, submi
     assert "copied from a classmate" in bell
     as_learner = _post(learner, f"/{lang}/classes", f"{class_url}/boards/gemm/strike", {"submission_id": sub, "reason": "r"})
     assert as_learner.status_code == 403
+
+
+@pytest.mark.parametrize("field, value, action", [("user_id", "99999999999999999999", "remove"),
+                                                  ("user_id", "abc", "remove"),
+                                                  ("assignment_id", "-1", "delete")])
+def test_odd_ids_in_forms_are_a_clear_404(app, browsers, field, value, action):
+    teacher = browsers()
+    signup(teacher, "kim")
+    set_role(app, "kim", "instructor")
+    class_url = _post(teacher, "/en/classes", "/en/classes", {"name": "A", "notice_lang": "en", "tz": "UTC"}
+                      ).headers["location"].split("?")[0]
+    answer = _post(teacher, class_url, f"{class_url}/{action}", {field: value})
+    assert answer.status_code == 404 and 'data-error' in answer.text
