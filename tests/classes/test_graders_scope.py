@@ -11,13 +11,13 @@ from app.factory import create_app
 
 
 @pytest.fixture
-def scoped(settings, db_url):
+def scoped(settings):
     from app.accounts.auth import create_api_token
     from app.accounts.models import User
     from app.classes import roster
     from app.submissions.models import Submission
 
-    app = create_app(settings.model_copy(update={"database_url": db_url}))
+    app = create_app(settings)
     with TestClient(app, raise_server_exceptions=False) as client:
         with app.state.session_factory() as db:
             people = {n: User(username=n, username_key=n, password_hash="x", role=r)

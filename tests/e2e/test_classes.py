@@ -61,6 +61,7 @@ def test_instructor_and_learner_run_a_class(browser, live, artifacts, axe_source
     teacher.wait_for_selector("[data-assignment]")
     assert f"{due.strftime('%Y-%m-%d')} 23:59 KST" in teacher.locator("[data-assignment]").inner_text()
     violations = {"class (instructor)": _check(teacher, axe_source)}
+    insight = live.url + teacher.locator("[data-insight-link]").first.get_attribute("href")
     link = teacher.locator("[data-invite-link]").inner_text()
     class_url = teacher.url.split("?")[0]
 
@@ -105,6 +106,9 @@ def test_instructor_and_learner_run_a_class(browser, live, artifacts, axe_source
     assert "1.80" in first.inner_text() and "fake, tests" in first.inner_text()
     assert teacher.locator("[data-strike]").count() == 1  # the instructor may strike it
     violations["board (instructor)"] = _check(teacher, axe_source)
+    teacher.goto(insight)
+    assert teacher.locator("[data-insight-exercise=gemm] [data-passed]").inner_text() == "1"
+    violations["insight"] = _check(teacher, axe_source)
     teacher.goto(f"{live.url}/{lang}/classes")
     violations["my classes"] = _check(teacher, axe_source)
 
@@ -119,9 +123,9 @@ def test_instructor_and_learner_run_a_class(browser, live, artifacts, axe_source
     # the instructor's pages on a phone: nothing scrolls sideways
     small = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True, has_touch=True).new_page()
     sign_in(small, live.url, teacher_name, lang)
-    for path in ("", "/gradebook", "/boards/gemm", "/submissions"):
-        small.goto(class_url + path)
-        assert small.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0, path
+    for url in [class_url + path for path in ("", "/gradebook", "/boards/gemm", "/submissions")] + [insight]:
+        small.goto(url)
+        assert small.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0, url
     small.screenshot(path=str(artifacts / f"class-submissions-phone-{lang}.png"), full_page=True)
     small.context.close()
     teacher.context.close()
