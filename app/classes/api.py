@@ -89,6 +89,11 @@ def strike_out(entry) -> schemas.StrikeOut:
                              grader=entry.grader_name, reason=entry.reason, created_at=entry.created_at.isoformat() + "Z")
 
 
+async def raw_body(request: Request) -> bytes:
+    """The request body, read in an async dependency so that the handler's queries run in the threadpool."""
+    return await request.body()
+
+
 def _base(request: Request) -> str:
     return str(request.base_url).rstrip("/")
 
@@ -153,11 +158,10 @@ def add_member(class_id: RowId, data: schemas.MemberAdd, auth: authn.Auth = Depe
 
 
 @router.post("/classes/{class_id}/members.csv", response_model=schemas.ImportOut, max_body_size=roster.CSV_MAX_BYTES)
-async def import_members(class_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                         db: Session = Depends(db_session)):
+def import_members(class_id: RowId, body: bytes = Depends(raw_body), auth: authn.Auth = Depends(signed_in_writer),
+                   db: Session = Depends(db_session)):
     """Add learners from a CSV body (text/csv, UTF-8): a header row with a ``username`` column (an
     ``email`` column is kept for exports), or one username per line. Unknown usernames are listed, not created."""
-    body = await request.body()
     access = class_access(db, auth, class_id, "roster.manage")
     report = roster.import_csv(db, access.row, body)
     db.commit()

@@ -72,11 +72,19 @@ def _error(exc: ClassesError, lang: str) -> str:
     return translate(MESSAGES, exc.code, lang, exc.params) if exc.code in MESSAGES else exc.message(lang)
 
 
-async def _form(request: Request, auth: authn.Auth | None) -> dict[str, Any]:
+async def posted_form(request: Request, auth: authn.Auth | None = Depends(current_auth)) -> dict[str, Any]:
+    """The posted form after the CSRF check (empty for a visitor, whom the handler sends to sign in). Read
+    in this async dependency so that the handlers are plain functions: their queries run in the
+    threadpool, never on the event loop."""
+    if auth is None:
+        return {}
     await csrf_protect(request, auth)
     form = await request.form()
     return {key: (form.getlist(key) if key in ("lessons", "exercises") else str(form.get(key) or ""))
             for key in form.keys()}
+
+
+FORM = Depends(posted_form)
 
 
 # ---- my classes ----------------------------------------------------------------------------------------
@@ -98,11 +106,10 @@ def home(lang: str, request: Request, auth: authn.Auth | None = Depends(current_
 
 
 @router.post("/{lang:lang}/classes", max_body_size=FORM_TEXT_BODY_LIMIT)
-async def create(lang: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                 db: Session = Depends(db_session)) -> Response:
+def create(lang: str, request: Request, auth: authn.Auth | None = Depends(current_auth), form: dict[str, Any] = FORM,
+           db: Session = Depends(db_session)) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
-    form = await _form(request, auth)
     try:
         if not can(auth.user.role, "classes.create"):
             raise ClassesError("forbidden", status=403)
@@ -116,11 +123,10 @@ async def create(lang: str, request: Request, auth: authn.Auth | None = Depends(
 
 
 @router.post("/{lang:lang}/boards/profile", max_body_size=FORM_TEXT_BODY_LIMIT)
-async def save_profile(lang: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                       db: Session = Depends(db_session)) -> Response:
+def save_profile(lang: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
+                 form: dict[str, Any] = FORM, db: Session = Depends(db_session)) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
-    form = await _form(request, auth)
     try:
         boards.set_profile(db, auth.user, use_alias=form.get("use_alias") == "1", alias=form.get("alias", ""),
                            site_board=form.get("site_board") == "1")
@@ -146,11 +152,10 @@ def join_page(lang: str, code: str, request: Request, auth: authn.Auth | None = 
 
 
 @router.post("/{lang:lang}/join", max_body_size=FORM_TEXT_BODY_LIMIT)
-async def join(lang: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
-               db: Session = Depends(db_session)) -> Response:
+def join(lang: str, request: Request, auth: authn.Auth | None = Depends(current_auth), form: dict[str, Any] = FORM,
+         db: Session = Depends(db_session)) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
-    form = await _form(request, auth)
     try:
         row = roster.join(db, form.get("code", ""), auth.user)
         db.commit()
@@ -256,14 +261,14 @@ ACTIONS: dict[str, tuple[str, Callable[[Session, Access, Mapping[str, Any], Cour
 
 
 @router.post("/{lang:lang}/classes/{class_id}/{action}", max_body_size=FORM_TEXT_BODY_LIMIT)
-async def class_action(lang: str, class_id: RowId, action: str, request: Request,
-                       auth: authn.Auth | None = Depends(current_auth), db: Session = Depends(db_session)) -> Response:
+def class_action(lang: str, class_id: RowId, action: str, request: Request,
+                 auth: authn.Auth | None = Depends(current_auth), form: dict[str, Any] = FORM,
+                 db: Session = Depends(db_session)) -> Response:
     if action not in ACTIONS:
         raise ClassesError("not_found", status=404)
     if auth is None:
         return _signin(lang, f"/classes/{class_id}")
     permission, handler = ACTIONS[action]
-    form = await _form(request, auth)
     access = class_access(db, auth, class_id, permission)
     report: dict[str, list[str]] = {}
     try:
@@ -352,9 +357,8 @@ def site_board_page(lang: str, exercise: str, request: Request, auth: authn.Auth
     return _board_page(request, lang, auth, board, path, f"/{lang}{path}/strike")
 
 
-async def _strike(request: Request, lang: str, auth: authn.Auth, db: Session, class_id: int | None,
-                  exercise: str) -> Response:
-    form = await _form(request, auth)
+def _strike(request: Request, lang: str, auth: authn.Auth, db: Session, form: dict[str, Any], class_id: int | None,
+            exercise: str) -> Response:
     if class_id is not None:
         access = class_access(db, auth, class_id, "board.strike")
         learners: list[int] | None = boards.class_learners(db, class_id)
@@ -378,17 +382,18 @@ async def _strike(request: Request, lang: str, auth: authn.Auth, db: Session, cl
 
 
 @router.post("/{lang:lang}/classes/{class_id}/boards/{exercise}/strike", max_body_size=FORM_TEXT_BODY_LIMIT)
-async def class_strike(lang: str, class_id: RowId, exercise: str, request: Request,
-                       auth: authn.Auth | None = Depends(current_auth), db: Session = Depends(db_session)) -> Response:
+def class_strike(lang: str, class_id: RowId, exercise: str, request: Request,
+                 auth: authn.Auth | None = Depends(current_auth), form: dict[str, Any] = FORM,
+                 db: Session = Depends(db_session)) -> Response:
     if auth is None:
         return _signin(lang, f"/classes/{class_id}")
-    return await _strike(request, lang, auth, db, class_id, exercise[:64])
+    return _strike(request, lang, auth, db, form, class_id, exercise[:64])
 
 
 @router.post("/{lang:lang}/boards/{exercise}/strike", max_body_size=FORM_TEXT_BODY_LIMIT)
-async def site_strike(lang: str, exercise: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                      db: Session = Depends(db_session)) -> Response:
+def site_strike(lang: str, exercise: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
+                form: dict[str, Any] = FORM, db: Session = Depends(db_session)) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
-    return await _strike(request, lang, auth, db, None, exercise[:64])
+    return _strike(request, lang, auth, db, form, None, exercise[:64])
 
