@@ -195,6 +195,16 @@ def create_assignment(class_id: RowId, data: schemas.AssignmentCreate, request: 
     return present.assignment_out(assignments.get(db, class_id, row.id), auth.user.tz, access.row.tz)
 
 
+@router.delete("/classes/{class_id}/assignments/{assignment_id}", status_code=204, response_class=Response)
+def delete_assignment(class_id: RowId, assignment_id: RowId, auth: authn.Auth = Depends(signed_in_writer),
+                      db: Session = Depends(db_session)):
+    """Delete an assignment (the learners' submissions stay; only its gradebook column goes)."""
+    class_access(db, auth, class_id, "assignments.manage")
+    assignments.delete_assignment(db, class_id, assignment_id)
+    db.commit()
+    return Response(status_code=204)
+
+
 @router.get("/classes/{class_id}/gradebook", response_model=schemas.Gradebook)
 def get_gradebook(class_id: RowId, request: Request, auth: authn.Auth | None = Depends(current_auth),
                   db: Session = Depends(db_session)):

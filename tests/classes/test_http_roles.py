@@ -185,3 +185,36 @@ def test_a_grader_assigned_to_the_class_reads_its_submissions(term):
     seen = _call(client, tokens, ids, "grader_assigned", "GET", "/api/classes/{c}/submissions", None).json()
     assert [(w["learner"], w["verdict"], w["source"]) for w in seen["submissions"]] == [
         ("learner", "WRONG_ANSWER", "// mine")]
+
+
+def test_hidden_board_until_due_for_learners_not_for_staff(term):
+    from app.accounts.users import find_user
+    from app.classes.models import CourseClass
+    from app.submissions.models import Submission
+
+    client, tokens, ids = term
+    with client.app.state.session_factory() as db:
+        result = {"verdict": "PASSED", "message": {"code": "PASSED"}, "tiers": [], "gpu": {"name": "NVIDIA H100"},
+                  "speedups": [{"against": "tiled", "size": {"M": 2048}, "value": 1.6, "ci_low": 1.5, "ci_high": 1.7}]}
+        db.add(Submission(user_id=find_user(db, "learner").id, exercise_id="gemm", source="//", state="done",
+                          verdict="PASSED", result=json.dumps(result)))
+        db.get(CourseClass, ids["c"]).board_hide_until_due = True
+        db.commit()
+    made = _call(client, tokens, ids, "instructor_own", "POST", "/api/classes/{c}/assignments",
+                 {"title": "Project", "opens_at": "2026-11-01T00:00", "due_at": "2099-12-31T23:59", "exercises": ["gemm"]})
+    assert made.status_code == 201
+    try:
+        # the board waits for the latest due time of the assignments naming the exercise: 23:59 Seoul
+        learner = _call(client, tokens, ids, "learner", "GET", "/api/classes/{c}/boards/gemm", None).json()
+        staff = _call(client, tokens, ids, "grader_assigned", "GET", "/api/classes/{c}/boards/gemm", None).json()
+        assert learner["hidden_until"] == staff["hidden_until"] == "2099-12-31T14:59:00Z"
+        assert learner["entries"] == []
+        assert [(e["name"], e["speedup_ci_low"], e["gpu"]) for e in staff["entries"]] == [("learner", 1.5, "NVIDIA H100")]
+        assert staff["entries"][0]["submission_id"] is not None
+    finally:
+        with client.app.state.session_factory() as db:
+            db.get(CourseClass, ids["c"]).board_hide_until_due = False
+            db.commit()
+        gone = _call(client, tokens, ids, "instructor_own", "DELETE", "/api/classes/{c}/assignments/" + str(made.json()["id"]),
+                     None)
+        assert gone.status_code == 204
