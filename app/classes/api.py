@@ -14,6 +14,7 @@ from app.accounts.roles import can
 from app.accounts.users import find_user
 from app.classes import assignments, boards, gradebook, insight, present, roster, schemas
 from app.classes.messages import ClassesError
+from app.classes.models import BoardStrike
 from app.classes.web import Access, Course, class_access, course
 from app.classes.work import recent_work
 from app.comments.web import signed_in_writer
@@ -55,9 +56,13 @@ def class_board(db: Session, access: Access, exercise: str, the_course: Course) 
         raise ClassesError("board_off", status=404)
     may_strike = access.can("board.strike")
     hidden = boards.hidden_until(db, access.row, exercise)
+    learners = boards.class_learners(db, access.row.id)
     entries = [] if hidden is not None and not may_strike else boards.entries(
-        db, exercise, boards.class_learners(db, access.row.id), gpu=access.row.board_gpu, tiers=the_course.tiers)
-    return present.board_out(exercise, access.row.id, entries, hidden, may_strike)
+        db, exercise, learners, gpu=access.row.board_gpu, tiers=the_course.tiers)
+    out = present.board_out(exercise, access.row.id, entries, hidden, may_strike)
+    if may_strike:
+        out.strikes = [strike_out(s, name) for s, name in boards.strikes(db, exercise, learners)]
+    return out
 
 
 def site_board(db: Session, auth: authn.Auth | None, exercise: str, the_course: Course) -> schemas.BoardOut:
@@ -65,7 +70,10 @@ def site_board(db: Session, auth: authn.Auth | None, exercise: str, the_course: 
         raise ClassesError("not_found", status=404)
     may_strike = auth is not None and can(auth.user.role, "submissions.review")
     entries = boards.entries(db, exercise, boards.site_learners(db), tiers=the_course.tiers)
-    return present.board_out(exercise, None, entries, None, may_strike)
+    out = present.board_out(exercise, None, entries, None, may_strike)
+    if may_strike:
+        out.strikes = [strike_out(s, name) for s, name in boards.strikes(db, exercise)]
+    return out
 
 
 def my_assignments(db: Session, user: User, the_course: Course, lang: str) -> schemas.MyAssignments:
@@ -84,9 +92,10 @@ def my_assignments(db: Session, user: User, the_course: Course, lang: str) -> sc
     return schemas.MyAssignments(assignments=out)
 
 
-def strike_out(entry) -> schemas.StrikeOut:
+def strike_out(entry: BoardStrike, learner: str | None = None) -> schemas.StrikeOut:
     return schemas.StrikeOut(id=entry.id, submission_id=entry.submission_id, class_id=entry.class_id,
-                             grader=entry.grader_name, reason=entry.reason, created_at=entry.created_at.isoformat() + "Z")
+                             grader=entry.grader_name, reason=entry.reason, created_at=entry.created_at.isoformat() + "Z",
+                             learner=learner)
 
 
 async def raw_body(request: Request) -> bytes:

@@ -106,14 +106,6 @@ def hidden_until(db: Session, row: CourseClass, exercise_id: str, now: dt.dateti
     return due if due is not None and due > (now or utcnow()) else None
 
 
-def class_exercises(db: Session, class_id: int) -> list[str]:
-    """The exercises the class's assignments name, in the order first named."""
-    rows = db.execute(select(AssignmentItem.ref).join(Assignment, Assignment.id == AssignmentItem.assignment_id)
-                      .where(Assignment.class_id == class_id, AssignmentItem.kind == "exercise")
-                      .order_by(Assignment.due_at, Assignment.id, AssignmentItem.position)).scalars()
-    return list(dict.fromkeys(rows))
-
-
 def set_board(row: CourseClass, *, enabled: bool, hide_until_due: bool, gpu: str = "") -> None:
     row.board_enabled, row.board_hide_until_due = bool(enabled), bool(hide_until_due)
     row.board_gpu = " ".join((gpu or "").split())[:64]

@@ -21,12 +21,11 @@ from app.accounts.users import find_user
 from app.accounts.views import account_context, render
 from app.classes import assignments, boards, insight, present, roster
 from app.classes.api import class_board, class_detail, class_gradebook, my_assignments, my_classes, site_board
-from app.classes.messages import MESSAGES, ClassesError
+from app.classes.messages import ClassesError
 from app.classes.models import MEMBER_ROLES
 from app.classes.web import Access, Course, class_access, course
 from app.classes.work import recent_work
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
-from app.core.clock import utcnow
 from app.core.errors import translate
 from app.core.ids import MAX_ROW_ID, RowId
 
@@ -63,13 +62,9 @@ def _context(request: Request, lang: str, path: str, auth: authn.Auth, **extra: 
     context = account_context(request, lang, path, auth)
     done = request.query_params.get("done", "")
     context.update(done_text=translate(DONE, done, lang) if done in DONE else "", error_text="", form={},
-                   present=present, zone=assignments.in_zone, now=utcnow(), reader_tz=auth.user.tz)
+                   present=present, zone=assignments.in_zone, reader_tz=auth.user.tz)
     context.update(extra)
     return context
-
-
-def _error(exc: ClassesError, lang: str) -> str:
-    return translate(MESSAGES, exc.code, lang, exc.params) if exc.code in MESSAGES else exc.message(lang)
 
 
 async def posted_form(request: Request, auth: authn.Auth | None = Depends(current_auth)) -> dict[str, Any]:
@@ -90,10 +85,11 @@ FORM = Depends(posted_form)
 # ---- my classes ----------------------------------------------------------------------------------------
 
 def _home(request: Request, lang: str, auth: authn.Auth, db: Session, status: int = 200, **extra: Any) -> HTMLResponse:
+    the_course = course(request, lang)
     context = _context(request, lang, "/classes", auth, classes=my_classes(db, auth, "").classes,
                        can_create=can(auth.user.role, "classes.create"), zones=ZONES,
-                       profile=boards.profile(db, auth.user.id), course=course(request, lang),
-                       mine=my_assignments(db, auth.user, course(request, lang), lang).assignments)
+                       profile=boards.profile(db, auth.user.id), course=the_course,
+                       mine=my_assignments(db, auth.user, the_course, lang).assignments)
     context.update(extra)
     return render(request, "classes/home.html", context, status=status)
 
@@ -118,7 +114,7 @@ def create(lang: str, request: Request, auth: authn.Auth | None = Depends(curren
         db.commit()
     except ClassesError as exc:
         db.rollback()
-        return _home(request, lang, auth, db, form=form, error_text=_error(exc, lang), status=exc.status)
+        return _home(request, lang, auth, db, form=form, error_text=exc.message(lang), status=exc.status)
     return RedirectResponse(f"/{lang}/classes/{row.id}?done=created", status_code=303)
 
 
@@ -133,7 +129,7 @@ def save_profile(lang: str, request: Request, auth: authn.Auth | None = Depends(
         db.commit()
     except ClassesError as exc:
         db.rollback()
-        return _home(request, lang, auth, db, profile_form=form, error_text=_error(exc, lang), status=exc.status)
+        return _home(request, lang, auth, db, profile_form=form, error_text=exc.message(lang), status=exc.status)
     return RedirectResponse(f"/{lang}/classes?done=profile", status_code=303)
 
 
@@ -161,7 +157,7 @@ def join(lang: str, request: Request, auth: authn.Auth | None = Depends(current_
         db.commit()
     except ClassesError as exc:
         db.rollback()
-        return _home(request, lang, auth, db, join_form=form, error_text=_error(exc, lang), status=exc.status)
+        return _home(request, lang, auth, db, join_form=form, error_text=exc.message(lang), status=exc.status)
     return RedirectResponse(f"/{lang}/classes/{row.id}?done=joined", status_code=303)
 
 
@@ -175,8 +171,7 @@ def _class_page(request: Request, lang: str, db: Session, auth: authn.Auth, acce
             if m.assignment.class_id == access.row.id] if access.role == "learner" else []
     context = _context(request, lang, f"/classes/{access.row.id}", auth, access=access, row=access.row,
                        detail=detail, course=the_course, mine=mine, zones=ZONES, roles=MEMBER_ROLES,
-                       members=roster.roster(db, access.row.id) if access.can("roster.view") else [],
-                       board_exercises=boards.class_exercises(db, access.row.id))
+                       members=roster.roster(db, access.row.id) if access.can("roster.view") else [])
     context.update(extra)
     return render(request, "classes/class.html", context, status=status)
 
@@ -277,7 +272,7 @@ def class_action(lang: str, class_id: RowId, action: str, request: Request,
     except ClassesError as exc:
         db.rollback()
         access = class_access(db, auth, class_id, "class.view")
-        return _class_page(request, lang, db, auth, access, form=form, form_action=action, error_text=_error(exc, lang),
+        return _class_page(request, lang, db, auth, access, form=form, form_action=action, error_text=exc.message(lang),
                            status=exc.status)
     if action == "csv":  # the report is the answer: who was added, who was there, who has no account
         return _class_page(request, lang, db, auth, access, report=report,
@@ -376,7 +371,7 @@ def _strike(request: Request, lang: str, auth: authn.Auth, db: Session, form: di
     except ClassesError as exc:
         db.rollback()
         return _board_page(request, lang, auth, board_of(), back[len(lang) + 1:], back + "/strike",
-                           access.row if class_id is not None else None, form=form, error_text=_error(exc, lang),
+                           access.row if class_id is not None else None, form=form, error_text=exc.message(lang),
                            status=exc.status)
     return RedirectResponse(back + "?done=struck", status_code=303)
 

@@ -182,18 +182,6 @@ class BoardEntryOut(BaseModel):
     submitted_at: str
 
 
-class BoardOut(BaseModel):
-    exercise: str
-    class_id: int | None
-    hidden_until: str | None = Field(description="set while the board is hidden until the due time")
-    entries: list[BoardEntryOut]
-
-
-class StrikeRequest(BaseModel):
-    submission_id: BodyRowId
-    reason: str = Field(max_length=4000)
-
-
 class StrikeOut(BaseModel):
     id: int
     submission_id: int
@@ -201,6 +189,20 @@ class StrikeOut(BaseModel):
     grader: str
     reason: str
     created_at: str
+    learner: str | None = None
+
+
+class BoardOut(BaseModel):
+    exercise: str
+    class_id: int | None
+    hidden_until: str | None = Field(description="set while the board is hidden until the due time")
+    entries: list[BoardEntryOut]
+    strikes: list[StrikeOut] = Field(default=[], description="the struck entries, for those who may strike")
+
+
+class StrikeRequest(BaseModel):
+    submission_id: BodyRowId
+    reason: str = Field(max_length=4000)
 
 
 class BoardProfileIn(BaseModel):

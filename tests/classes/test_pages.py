@@ -154,7 +154,9 @@ def test_strike_through_the_board_form_notifies_the_learner(app, browsers, submi
     struck = _post(teacher, f"{class_url}/boards/gemm", f"{class_url}/boards/gemm/strike",
                    {"submission_id": sub, "reason": "copied from a classmate"})
     assert struck.status_code == 303
-    assert 'data-board-empty' in teacher.get(f"{class_url}/boards/gemm").text
+    after = teacher.get(f"{class_url}/boards/gemm").text
+    assert 'data-board-empty' in after
+    assert re.search(rf'data-struck="{sub}">#{sub} · lee · .*?copied from a classmate', after, re.S)
     bell = learner.get(f"/{lang}/notifications").text
     assert {"en": f"A grader removed your submission #{sub}", "ko": f"채점자가 내 제출 #{sub}"}[lang] in bell
     assert "copied from a classmate" in bell
