@@ -94,6 +94,19 @@ def _home(request: Request, lang: str, auth: authn.Auth, db: Session, status: in
     return render(request, "classes/home.html", context, status=status)
 
 
+def _home_form(request: Request, lang: str, auth: authn.Auth, db: Session, form_name: str, form: dict[str, Any],
+               act: Callable[[], str]) -> Response:
+    """One form of the classes home page: ``act`` does it and names where to go next; a refusal shows the
+    page again with what was typed (as ``form_name``) and the reason, nothing stored."""
+    try:
+        target = act()
+        db.commit()
+    except ClassesError as exc:
+        db.rollback()
+        return _home(request, lang, auth, db, status=exc.status, error_text=exc.message(lang), **{form_name: form})
+    return RedirectResponse(target, status_code=303)
+
+
 @router.get("/{lang:lang}/classes")
 def home(lang: str, request: Request, auth: authn.Auth | None = Depends(current_auth), db: Session = Depends(db_session)):
     if auth is None:
@@ -106,16 +119,14 @@ def create(lang: str, request: Request, auth: authn.Auth | None = Depends(curren
            db: Session = Depends(db_session)) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
-    try:
+
+    def act() -> str:
         if not can(auth.user.role, "classes.create"):
             raise ClassesError("forbidden", status=403)
         row = roster.create_class(db, auth.user, form.get("name", ""), term=form.get("term", ""),
                                   notice_lang=form.get("notice_lang", lang), tz=form.get("tz", ""))
-        db.commit()
-    except ClassesError as exc:
-        db.rollback()
-        return _home(request, lang, auth, db, form=form, error_text=exc.message(lang), status=exc.status)
-    return RedirectResponse(f"/{lang}/classes/{row.id}?done=created", status_code=303)
+        return f"/{lang}/classes/{row.id}?done=created"
+    return _home_form(request, lang, auth, db, "form", form, act)
 
 
 @router.post("/{lang:lang}/boards/profile", max_body_size=FORM_TEXT_BODY_LIMIT)
@@ -123,14 +134,12 @@ def save_profile(lang: str, request: Request, auth: authn.Auth | None = Depends(
                  form: dict[str, Any] = FORM, db: Session = Depends(db_session)) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
-    try:
+
+    def act() -> str:
         boards.set_profile(db, auth.user, use_alias=form.get("use_alias") == "1", alias=form.get("alias", ""),
                            site_board=form.get("site_board") == "1")
-        db.commit()
-    except ClassesError as exc:
-        db.rollback()
-        return _home(request, lang, auth, db, profile_form=form, error_text=exc.message(lang), status=exc.status)
-    return RedirectResponse(f"/{lang}/classes?done=profile", status_code=303)
+        return f"/{lang}/classes?done=profile"
+    return _home_form(request, lang, auth, db, "profile_form", form, act)
 
 
 # ---- joining ---------------------------------------------------------------------------------------
@@ -152,13 +161,8 @@ def join(lang: str, request: Request, auth: authn.Auth | None = Depends(current_
          db: Session = Depends(db_session)) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
-    try:
-        row = roster.join(db, form.get("code", ""), auth.user)
-        db.commit()
-    except ClassesError as exc:
-        db.rollback()
-        return _home(request, lang, auth, db, join_form=form, error_text=exc.message(lang), status=exc.status)
-    return RedirectResponse(f"/{lang}/classes/{row.id}?done=joined", status_code=303)
+    return _home_form(request, lang, auth, db, "join_form", form,
+                      lambda: f"/{lang}/classes/{roster.join(db, form.get('code', ''), auth.user).id}?done=joined")
 
 
 # ---- one class ---------------------------------------------------------------------------------------
