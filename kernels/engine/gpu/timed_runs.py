@@ -18,6 +18,7 @@ from typing import Any
 from .. import codes
 from ..result import CorrectnessCase, Message, Mismatch, Result, Verdict, safe_number
 from . import timing
+from .budget import SlowGuard, TooSlow
 from .launching import (
     CudaFault,
     JobFailed,
@@ -52,6 +53,12 @@ class TimingRun:
     launch_limit_s: float  # one launch of one kernel
     target_rse: float  # stop early once every median's relative standard error is under this
     result: Result  # the job's Result so far (correctness cases are added to it)
+    too_slow_ratio: float = 20.0  # stop when the learner's kernel is this many times slower than naive
+    deadline: float = float("inf")  # a time.perf_counter() value: no timing after it (budget.py)
+    # learner milliseconds per unit of work at the largest correctness size (its first launch at a
+    # timing size is predicted from it), then its ratio to the naive kernel at the last timed size
+    ms_per_work: float | None = None
+    last_ratio: float | None = None
 
 
 @dataclass
@@ -117,15 +124,23 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
         if round_index >= 0 and len(to_check) < MAX_EXTRA_CHECKS and secret.random() < CHECK_CHANCE:
             to_check.append((list(combo), learner_output.get()))
 
+    guard = SlowGuard(limit=run.too_slow_ratio, deadline=run.deadline, prior_ratio=run.last_ratio,
+                      expected_ms_per_work=run.ms_per_work, work=float(run.job["work_amounts"][size_index]))
     try:
         stats = timing.measure(launches, max_seconds=run.budget_s, before_round=before_round,
                                after_round=after_round, flusher=run.flusher, target_rse=run.target_rse,
-                               seed=int(secret.integers(1 << 31)))
+                               seed=int(secret.integers(1 << 31)), guard=guard)
         to_check.append((list(combo), learner_output.get()))  # the last round, always
         changed = inputs_changed(live, {n: pool_host[v][n] for n, v in zip(input_names, combo, strict=False)})
+    except TooSlow as slow:
+        slow.sizes = sizes
+        raise
     except cuda_errors() as exc:
         fault = CudaFault(cuda_error_name(exc), at_launch=False)
         raise JobFailed(_failed(run.result, Verdict.RUNTIME_ERROR, fault_message(fault, sizes))) from None
+    naive = stats.get("naive")
+    if naive is not None and naive.median_ms > 0:
+        run.last_ratio = stats["learner"].median_ms / naive.median_ms
 
     if changed:
         raise JobFailed(_failed(run.result, Verdict.WRONG_ANSWER, input_modified(sizes, changed)))

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .budget import SlowGuard
+
 
 @dataclass
 class TimingStats:
@@ -91,11 +93,15 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
             max_rounds: int = 300, warmup_rounds: int = 2,
             before_round: Callable[[int], None] | None = None,
             after_round: Callable[[int], None] | None = None,
-            flusher: L2Flusher | None = None, seed: int | None = None) -> dict[str, TimingStats]:
+            flusher: L2Flusher | None = None, seed: int | None = None,
+            guard: SlowGuard | None = None,
+            clock: Callable[[], float] = time.perf_counter) -> dict[str, TimingStats]:
     """Time each callable (one kernel launch on the current stream) interleaved round by round.
 
     before_round(i) / after_round(i) run outside the timed regions (i < 0 for warm-up rounds):
     the grader uses them to refresh inputs and to re-check outputs of timed runs.
+    ``guard`` (budget.py) stops a kernel far slower than the naive one after the first warm-up
+    round, and timing at its deadline: raises ``budget.TooSlow``.
     Returns {name: TimingStats}; every stats object has the same number of samples (paired).
     """
     import cupy
@@ -109,17 +115,24 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
         flusher = L2Flusher()
     stats = {n: TimingStats(n) for n in names}
     events = {n: (cupy.cuda.Event(), cupy.cuda.Event()) for n in names}
-    t_end = time.perf_counter() + max_seconds
+    t_end = clock() + max_seconds
 
     for w in range(warmup_rounds):
         if before_round:
             before_round(-1 - w)
-        for n in names:
-            launches[n]()
+        if w == 0 and guard is not None:
+            _probe_round(launches, events, stream, guard, clock)
+        else:
+            for n in names:
+                launches[n]()
         stream.synchronize()
         if after_round:
             after_round(-1 - w)
+        if w == 0 and guard is not None:
+            guard.after_probe()
 
+    if guard is not None and guard.out_of_time(clock()):
+        guard.too_few_rounds(0, guard.after_probe())
     r = 0
     while r < max_rounds:
         if before_round:
@@ -142,9 +155,41 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
         r += 1
         if r >= min_rounds and all(s.rse <= target_rse for s in stats.values()):
             break
-        if time.perf_counter() >= t_end and r >= min(min_rounds, 5):
+        now = clock()
+        if now >= t_end and r >= min(min_rounds, 5):
             break
+        if guard is not None and guard.out_of_time(now):
+            break
+    if guard is not None:
+        learner, against = stats.get(guard.learner), stats.get(guard.against)
+        ratio = (learner.median_ms / against.median_ms if learner and against and learner.n and against.median_ms > 0
+                 else guard.after_probe())
+        guard.too_few_rounds(r, ratio)
     return stats
+
+
+def _probe_round(launches: dict[str, Callable[[], None]], events: dict[str, tuple[Any, Any]], stream: Any,
+                 guard: SlowGuard, clock: Callable[[], float]) -> None:
+    """The first warm-up round with each launch between events: the naive kernel first, the
+    learner's last (not launched at all when its predicted time would not fit the deadline)."""
+    import cupy
+
+    order = [guard.against] + [n for n in launches if n not in (guard.against, guard.learner)] + [guard.learner]
+    order = [n for n in order if n in launches]
+    for n in order:
+        if n == guard.learner and guard.against in launches:
+            stream.synchronize()
+            start, stop = events[guard.against]
+            guard.probe[guard.against] = float(cupy.cuda.get_elapsed_time(start, stop))
+            guard.before_learner(guard.probe[guard.against], clock())
+        start, stop = events[n]
+        start.record(stream)
+        launches[n]()
+        stop.record(stream)
+    stream.synchronize()
+    for n in order:
+        start, stop = events[n]
+        guard.probe[n] = float(cupy.cuda.get_elapsed_time(start, stop))
 
 
 def speedup(against: TimingStats, learner: TimingStats, *, confidence: float = 0.95,

@@ -35,11 +35,15 @@ OUTPUT_CAP = 16 * 1024  # bytes of learner device output kept
 @dataclass
 class Limits:
     launch_s: float = 5.0  # one learner launch (correctness)
-    job_s: float = 120.0  # the whole job, start-up excluded
+    # The whole job, start-up excluded: its GPU-time budget (checking and timing). The worker stops
+    # timing before it (budget.py); the parent kills it at it (TIME_LIMIT).
+    job_s: float = field(default_factory=lambda: engine_settings().gpu_job_budget_s)
     start_s: float = 60.0  # a worker's start-up (import CuPy, context, cuBLAS)
     timing_s: float = 0.5  # timing budget per job (split over the timing sizes; stops earlier
     # once every median's relative standard error is under timing_rse)
     timing_rse: float = field(default_factory=lambda: engine_settings().timing_rse)
+    # Timing stops when the learner's kernel is this many times slower than the naive one.
+    too_slow_ratio: float = field(default_factory=lambda: engine_settings().too_slow_ratio)
     printf_bytes: int = 64 * 1024  # device printf FIFO
     heap_bytes: int = 1 << 20  # device malloc heap (the default 8 MiB is not needed)
 
