@@ -234,3 +234,49 @@ def test_a_too_slow_verdict_keeps_its_correctness_cases(budget_runner):
     assert result.verdict is Verdict.TOO_SLOW and result.message.params["ratio"] == 3000.0
     assert [case.ok for case in result.correctness] == [True]
     assert result.speedups == [] and result.tiers == []
+
+
+def test_all_stable_agrees_with_each_kernels_rse():
+    import numpy as np
+
+    from kernels.engine.gpu.timing import TimingStats, all_stable
+
+    rng = np.random.default_rng(3)
+    steady = {n: TimingStats(n, list(1.0 + 0.001 * rng.standard_normal(40))) for n in ("learner", "naive")}
+    noisy = dict(steady, tiled=TimingStats("tiled", list(1.0 + 0.2 * rng.standard_normal(40))))
+    for stats in (steady, noisy):
+        assert all_stable(stats, 0.005) == all(s.rse <= 0.005 for s in stats.values())
+    assert all_stable(steady, 0.005) and not all_stable(noisy, 0.005)
+    assert not all_stable({"x": TimingStats("x", [1.0, 1.0, 1.0])}, 0.5)  # under 4 samples: never
+
+
+def test_the_largest_size_gets_two_thirds_of_the_timing_budget():
+    from kernels.engine.gpu.timed_runs import size_budget
+
+    assert size_budget(0.5, 1, 0) == 0.5
+    assert [round(size_budget(0.6, 2, i), 6) for i in (0, 1)] == [0.2, 0.4]
+    assert [round(size_budget(0.6, 3, i), 6) for i in (0, 1, 2)] == [0.1, 0.1, 0.4]
+
+
+def test_inputs_made_in_another_thread_are_the_same_arrays():
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    from kernels.engine import load_exercise
+    from kernels.engine.gpu.launching import load_reference
+    from kernels.engine.gpu.timed_runs import host_inputs, prepare_inputs
+
+    ex = load_exercise("gemm")
+    reference = load_reference(str(ex.folder), "gemm")
+    small = [{"M": 64, "N": 48, "K": 32}, {"M": 96, "N": 64, "K": 16}]
+    job = {"seed": 1234, "exercise": {"timing_sizes": small}}
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        futures = prepare_inputs(pool, reference, job)
+        for index, (future, sizes) in enumerate(zip(futures, small, strict=True)):
+            made_pool, made_ref = future.result()
+            inline_pool, inline_ref = host_inputs(reference, sizes, 1234, index)
+            assert len(made_pool) == 3 and made_pool[0]["A"].shape == (sizes["M"], sizes["K"])
+            for a, b in zip(made_pool + [made_ref], inline_pool + [inline_ref], strict=True):
+                assert all(np.array_equal(a[k], b[k]) for k in ("A", "B"))
+            assert not np.array_equal(made_pool[0]["A"], made_pool[1]["A"])  # variants differ

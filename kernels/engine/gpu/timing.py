@@ -153,7 +153,7 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
         if after_round:
             after_round(r)
         r += 1
-        if r >= min_rounds and all(s.rse <= target_rse for s in stats.values()):
+        if r >= min_rounds and all_stable(stats, target_rse):
             break
         now = clock()
         if now >= t_end and r >= min(min_rounds, 5):
@@ -166,6 +166,21 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
                  else guard.after_probe())
         guard.too_few_rounds(r, ratio)
     return stats
+
+
+def all_stable(stats: dict[str, TimingStats], target_rse: float) -> bool:
+    """Every median's relative standard error (``TimingStats.rse``) is at most ``target_rse``: one
+    numpy call over all kernels (paired rounds: equal sample counts), since it runs after every
+    round and per-kernel percentiles cost as much as a short kernel's round."""
+    if not stats:
+        return True
+    samples = np.asarray([s.samples_ms for s in stats.values()], dtype=np.float64)
+    n = samples.shape[1]
+    if n < 4:
+        return False
+    q1, median, q3 = np.percentile(samples, [25, 50, 75], axis=1)
+    rse = 1.2533 * ((q3 - q1) / 1.349) / math.sqrt(n) / np.maximum(median, 1e-12)
+    return bool(np.all(rse <= target_rse))
 
 
 def _probe_round(launches: dict[str, Callable[[], None]], events: dict[str, tuple[Any, Any]], stream: Any,

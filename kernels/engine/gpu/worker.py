@@ -31,6 +31,7 @@ import json
 import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from typing import Any
 
@@ -64,9 +65,15 @@ def run_job(job: dict[str, Any], flusher: Any) -> Result:
     launch_s = float(limits.get("launch_s", 3.0))
     learner = Kernel(job["learner"], exercise)
     result = Result(verdict=Verdict.PASSED, message=Message(codes.PASSED), exercise=exercise["id"])
+    timing_wanted = job.get("do_timing", True) and bool(exercise.get("timing_sizes"))
+    prepared = None
+    if timing_wanted:  # the timing sizes' inputs are made while the GPU checks (one job per process)
+        from .timed_runs import prepare_inputs
+
+        prepared = prepare_inputs(ThreadPoolExecutor(max_workers=1), reference, job)
     ms_per_work = check_correctness(job, reference, learner, result, launch_s)
     result.message = Message(codes.PASSED, {"sizes": len(exercise["correctness_sizes"])})
-    if not job.get("do_timing", True) or not exercise.get("timing_sizes"):
+    if not timing_wanted:
         return result
 
     from .scoring import summarize
@@ -76,7 +83,7 @@ def run_job(job: dict[str, Any], flusher: Any) -> Result:
     too_slow_ratio = float(limits.get("too_slow_ratio", 20.0))
     run = TimingRun(job=job, exercise=exercise, reference=reference, learner=learner,
                     references={name: Kernel(spec, exercise) for name, spec in job["references"].items()},
-                    flusher=flusher, budget_s=float(limits.get("timing_s", 1.2)) / len(exercise["timing_sizes"]),
+                    flusher=flusher, budget_s=float(limits.get("timing_s", 1.2)), prepared=prepared,
                     launch_limit_s=launch_s, target_rse=float(limits.get("timing_rse", 0.005)), result=result,
                     too_slow_ratio=too_slow_ratio, ms_per_work=ms_per_work,
                     deadline=timing_deadline(started, float(limits.get("job_s", 120.0))))
