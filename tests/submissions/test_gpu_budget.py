@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from sqlalchemy import select, update
 
 from app.core.clock import utcnow
@@ -97,25 +98,16 @@ def test_the_next_run_time_is_when_enough_usage_leaves_the_window(sub_settings, 
     assert view["gpu_wait_until"] == (second + dt.timedelta(hours=1)).isoformat() + "Z"
 
 
-def test_within_the_budget_nothing_changes(sub_settings, make_client, api_for):
-    client = make_client(sub_settings(submission_max_in_flight=10, gpu_budget_seconds=10))
+@pytest.mark.parametrize("budget,used_ms", [(10, 9_999), (0, 3_600_000)], ids=["within", "zero_is_no_limit"])
+def test_within_the_budget_or_without_one_nothing_changes(sub_settings, make_client, api_for, budget, used_ms):
+    client = make_client(sub_settings(submission_max_in_flight=10, gpu_budget_seconds=budget))
     factory = client.app.state.session_factory
     ann = api_for(client, "ann")
-    used_gpu(factory, "ann", 9_999, minutes_ago=10)
+    used_gpu(factory, "ann", used_ms, minutes_ago=10)
     job = ann.submit(gemm_source("a")).json()["id"]
     view = in_lang(ann, job, "en").json()
     assert view["gpu_wait_until"] is None and view["state_text"] == "Waiting in the queue (position 1)."
-    assert gpu_dispatcher(factory).step() and claimed(factory, job)
-
-
-def test_a_budget_of_zero_is_no_limit(sub_settings, make_client, api_for):
-    client = make_client(sub_settings(submission_max_in_flight=10, gpu_budget_seconds=0))
-    factory = client.app.state.session_factory
-    ann = api_for(client, "ann")
-    used_gpu(factory, "ann", 3_600_000, minutes_ago=10)
-    job = ann.submit(gemm_source("a")).json()["id"]
-    assert ann.get(job).json()["gpu_wait_until"] is None
-    assert gpu_dispatcher(factory, budget=0).step() and claimed(factory, job)
+    assert gpu_dispatcher(factory, budget=budget).step() and claimed(factory, job)
 
 
 def test_the_budget_is_part_of_the_claim_itself(sub_settings, make_client, api_for):

@@ -148,8 +148,7 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
             stop.record(stream)
         stream.synchronize()
         for n in names:
-            start, stop = events[n]
-            stats[n].samples_ms.append(float(cupy.cuda.get_elapsed_time(start, stop)))
+            stats[n].samples_ms.append(_elapsed_ms(events[n]))
         if after_round:
             after_round(r)
         r += 1
@@ -187,15 +186,12 @@ def _probe_round(launches: dict[str, Callable[[], None]], events: dict[str, tupl
                  guard: SlowGuard, clock: Callable[[], float]) -> None:
     """The first warm-up round with each launch between events: the naive kernel first, the
     learner's last (not launched at all when its predicted time would not fit the deadline)."""
-    import cupy
-
     order = [guard.against] + [n for n in launches if n not in (guard.against, guard.learner)] + [guard.learner]
     order = [n for n in order if n in launches]
     for n in order:
         if n == guard.learner and guard.against in launches:
             stream.synchronize()
-            start, stop = events[guard.against]
-            guard.probe[guard.against] = float(cupy.cuda.get_elapsed_time(start, stop))
+            guard.probe[guard.against] = _elapsed_ms(events[guard.against])
             guard.before_learner(guard.probe[guard.against], clock())
         start, stop = events[n]
         start.record(stream)
@@ -203,8 +199,13 @@ def _probe_round(launches: dict[str, Callable[[], None]], events: dict[str, tupl
         stop.record(stream)
     stream.synchronize()
     for n in order:
-        start, stop = events[n]
-        guard.probe[n] = float(cupy.cuda.get_elapsed_time(start, stop))
+        guard.probe[n] = _elapsed_ms(events[n])
+
+
+def _elapsed_ms(pair: tuple[Any, Any]) -> float:
+    import cupy
+
+    return float(cupy.cuda.get_elapsed_time(*pair))
 
 
 def speedup(against: TimingStats, learner: TimingStats, *, confidence: float = 0.95,
