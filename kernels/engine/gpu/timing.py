@@ -142,10 +142,7 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
             n = names[k]
             if flusher is not None:
                 flusher(stream)
-            start, stop = events[n]
-            start.record(stream)
-            launches[n]()
-            stop.record(stream)
+            _between_events(launches[n], events[n], stream)
         stream.synchronize()
         for n in names:
             stats[n].samples_ms.append(_elapsed_ms(events[n]))
@@ -193,13 +190,17 @@ def _probe_round(launches: dict[str, Callable[[], None]], events: dict[str, tupl
             stream.synchronize()
             guard.probe[guard.against] = _elapsed_ms(events[guard.against])
             guard.before_learner(guard.probe[guard.against], clock())
-        start, stop = events[n]
-        start.record(stream)
-        launches[n]()
-        stop.record(stream)
+        _between_events(launches[n], events[n], stream)
     stream.synchronize()
     for n in order:
         guard.probe[n] = _elapsed_ms(events[n])
+
+
+def _between_events(launch: Callable[[], None], pair: tuple[Any, Any], stream: Any) -> None:
+    start, stop = pair
+    start.record(stream)
+    launch()
+    stop.record(stream)
 
 
 def _elapsed_ms(pair: tuple[Any, Any]) -> float:
