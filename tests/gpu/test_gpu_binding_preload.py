@@ -92,3 +92,52 @@ def test_real_sandboxed_worker_preloads_without_touching_the_gpu():
         assert "'ev': 'broken'" in str(info.value)
     finally:
         w.close()
+
+
+def test_the_next_worker_warms_once_the_job_in_hand_has_timed_its_last_round(monkeypatch, tmp_path):
+    """Not while the job is timed, and not only at the next job: when the worker says "timed"."""
+    from kernels.engine.gpu import sandbox
+    from kernels.engine.gpu.runner import GpuRunner, run_job
+    from kernels.engine.gpu.worker_process import Limits
+    from kernels.engine.launch import validate_launch
+
+    gate = str(tmp_path / "gate")
+    monkeypatch.setenv("FAKE_GATE", gate)
+    monkeypatch.setattr(sandbox, "worker_command", lambda opts, fd, sandboxed: [
+        sys.executable, str(FAKE), str(fd), "deferred_gated" if opts.get("deferred") else "gated"])
+    monkeypatch.setattr(sandbox, "bwrap_binary", lambda: "/bin/true")
+    monkeypatch.setenv("MKC_GPU_LOCK", str(tmp_path / "gpu.lock"))
+    runner = GpuRunner(Limits(launch_s=5, job_s=60.0, start_s=20.0), keep_spare=True)
+    ex = load_exercise("gemm")
+
+    class Compiled:
+        cubin, kernel_name, arch = b"\0" * 16, "gemm", "sm_90"
+
+    seen = {}
+
+    def spare_when(test, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with runner._spare_mutex:
+                spare = runner._spare
+            if spare is not None and test(spare):
+                return spare
+            time.sleep(0.01)
+        return None
+
+    def steer():
+        spare = spare_when(lambda s: s.alive())
+        seen["before"] = spare is not None and not spare.warm_sent  # the job is "timing" now
+        Path(gate + ".1").touch()  # the job's last round: it says "timed"
+        seen["after"] = spare_when(lambda s: s.warm_sent) is spare is not None
+        Path(gate + ".2").touch()
+
+    watcher = threading.Thread(target=steer)
+    watcher.start()
+    try:
+        result = run_job(ex, Compiled(), validate_launch(ex.launch_defaults.as_request(), ex), None, runner=runner)
+        watcher.join()
+    finally:
+        runner.shutdown()
+    assert result.verdict.value == "PASSED"
+    assert seen == {"before": True, "after": True}

@@ -167,6 +167,8 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
                                after_round=after_round, flusher=run.flusher, target_rse=run.target_rse,
                                seed=int(secret.integers(1 << 31)), guard=guard)
         to_check.append((list(combo), learner_output.get()))  # the last round, always
+        if size_index == len(exercise["timing_sizes"]) - 1:
+            send({"ev": "timed"})  # nothing is timed after this: the next job's worker may warm up now
         changed = inputs_changed(live, {n: pool_host[v][n] for n, v in zip(input_names, combo, strict=False)})
     except TooSlow as slow:
         slow.sizes = sizes

@@ -122,6 +122,13 @@ class Worker:
             self.ready = ev
             return ev
 
+    def start_warming(self) -> None:
+        """Tell a deferred worker to create its CUDA context now, without waiting for it
+        (``wait_ready`` collects its answer later)."""
+        if not self.warm_sent:
+            self._send(b"warm\n")
+            self.warm_sent = True
+
     def alive(self) -> bool:
         return self.proc.poll() is None
 
