@@ -1,10 +1,15 @@
 """Full stack on a GPU machine (issue 7): HTTP -> queue -> dispatcher -> engine -> GPU.
 
     python -m app.bench.submissions_gpu [--out DIR] [--budget 420] [--bench-jobs 40] [--burst-learners 100]
+                                        [--hogs 10] [--bombs 10]
 
 1. Benchmark: 20 jobs from 5 users submitted at once to a real uvicorn server; prints the
-   turnaround (stored -> done) median and p95, the service time (engine start -> done), and the
-   time from dequeue (the claim) to engine start, target < 50 ms.
+   turnaround (stored -> done) median and p95, the service time (engine start -> done) and each
+   engine phase's median and p95 (``gpu`` = checking + timing, what a job holds the GPU for), and
+   the time from dequeue (the claim) to engine start, target < 50 ms. The class burst can mix in
+   hogs (a correct kernel thousands of times slower than naive, gemm/hostile/slow_hog.cu) and
+   compile bombs (nested macros that run into the compile timeout); the honest learners' figures
+   are reported apart, so one sees what the others cost them.
 2. Replay: every exercise's correct and wrong solutions and every hostile kernel, submitted
    through HTTP; then each graded again by a direct ``kernels.engine.grade()`` call in this
    process; the verdicts (and message codes) must be equal.
@@ -80,17 +85,49 @@ class Client:
         return views
 
 
-def bench(client: Client, users: list[str], n: int, deadline: float) -> dict:
-    src = (KERNELS / "gemm" / "tiled.cu").read_text()
-    launch = launch_of(KERNELS / "gemm" / "tiled.cu")
-    jobs = {}
+def compile_bomb() -> str:
+    """A gemm whose macros expand to 2^27 tokens: it passes the source policy, and NVRTC runs into
+    the compile timeout."""
+    lines = ["#define X0 1+"] + [f"#define X{i} X{i - 1} X{i - 1}" for i in range(1, 28)]
+    return "\n".join(lines) + ('\nextern "C" __global__ void gemm(const float* A, const float* B, float* C, '
+                               "int M, int N, int K)\n{\n    C[0] = X27 1;\n}\n")
+
+
+def bench(client: Client, users: list[str], n: int, deadline: float, hogs: int = 0, bombs: int = 0) -> dict:
+    """n jobs at once from ``users`` in turn; the first ``hogs`` of them a slow hog, the next ``bombs``
+    a compile bomb, the rest the tiled gemm (honest)."""
+    tiled = KERNELS / "gemm" / "tiled.cu"
+    hog = KERNELS / "gemm" / "hostile" / "slow_hog.cu"
+    jobs, kinds = {}, {}
     for i in range(n):
         user = users[i % len(users)]
-        jobs[client.submit(user, "gemm", src + f"\n// bench {secrets.token_hex(6)}\n", launch)] = user
+        kind = "hog" if i < hogs else "bomb" if i < hogs + bombs else "honest"
+        path = hog if kind == "hog" else tiled
+        source = compile_bomb() if kind == "bomb" else path.read_text()
+        sub_id = client.submit(user, "gemm", source + f"\n// bench {secrets.token_hex(6)}\n",
+                               None if kind == "bomb" else launch_of(path))
+        jobs[sub_id], kinds[sub_id] = user, kind
     views = client.wait_all(jobs, deadline)
     out = figures(views.values(), n)
     out["users"] = len(set(users[i % len(users)] for i in range(n)))
+    if hogs or bombs:
+        for kind in ("honest", "hog", "bomb"):
+            mine = [v for sub_id, v in views.items() if kinds[sub_id] == kind]
+            if mine:
+                out[kind] = figures(mine, sum(k == kind for k in kinds.values()))
     return out
+
+
+def phase_figures(done: list[dict]) -> dict:
+    """Median and p95 of each engine phase (Result.phases), and of ``gpu``: checking + timing."""
+    per: dict[str, list[float]] = {}
+    for v in done:
+        phases = {p["name"]: float(p["ms"]) for p in (v.get("result") or {}).get("phases") or []}
+        for name, ms in phases.items():
+            per.setdefault(name, []).append(ms)
+        per.setdefault("gpu", []).append(phases.get("checking", 0.0) + phases.get("timing", 0.0))
+    return {name: {"median": round(statistics.median(xs), 1), "p95": round(_pct(xs, .95), 1)}
+            for name, xs in per.items() if xs}
 
 
 def figures(views, n: int) -> dict:
@@ -107,6 +144,7 @@ def figures(views, n: int) -> dict:
     service = [ms(v, "started_at", "finished_at") for v in done]
     dequeue = [v["dequeue_to_engine_ms"] for v in done]
     out = {"jobs": n, "finished": len(done), "verdicts": sorted({v["verdict"] for v in done}),
+           "phases_ms": phase_figures(done),
            "gpu": (done[0]["result"].get("gpu") or {}).get("name") if done else None,
            "gpu_clock_mhz": (done[0]["result"].get("gpu") or {}).get("clock_mhz") if done else None}
     if len(done) > 1:  # GPU-busy throughput: first engine start to last finish
@@ -152,6 +190,10 @@ def replay(client: Client, users: list[str], deadline: float) -> list[dict]:
     return rows
 
 
+def _phase_line(figs: dict) -> str:
+    return ", ".join(f"{name} {v['median']:.0f}/{v['p95']:.0f}" for name, v in (figs.get("phases_ms") or {}).items())
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=".")
@@ -159,6 +201,8 @@ def main(argv=None) -> int:
     ap.add_argument("--bench-jobs", type=int, default=20)
     ap.add_argument("--burst-learners", type=int, default=0,
                     help="then a class burst: one job from each of this many learners, all at once")
+    ap.add_argument("--hogs", type=int, default=0, help="of the burst learners, this many submit a slow hog")
+    ap.add_argument("--bombs", type=int, default=0, help="and this many a compile bomb")
     ap.add_argument("--no-replay", action="store_true", help="skip the replay of every solution")
     args = ap.parse_args(argv)
     deadline = T0 + args.budget
@@ -180,7 +224,7 @@ def main(argv=None) -> int:
             if args.burst_learners:
                 learners = [f"learner{i}" for i in range(args.burst_learners)]
                 client.tokens.update(add_users(server.db_url, learners, token_only=True))
-                report["burst"] = bench(client, learners, args.burst_learners, deadline)
+                report["burst"] = bench(client, learners, args.burst_learners, deadline, args.hogs, args.bombs)
                 say("burst: " + json.dumps(report["burst"]))
             if not args.no_replay:
                 report["replay"] = replay(client, users, deadline)
@@ -200,11 +244,19 @@ def main(argv=None) -> int:
           f"{b.get('dequeue_to_engine_ms', {}).get('median')} ms, p95 {b.get('dequeue_to_engine_ms', {}).get('p95')} ms, "
           f"max {b.get('dequeue_to_engine_ms', {}).get('max')} ms (target < 50 ms); {b.get('seconds_per_job')} s per job, "
           f"{b.get('cold_starts')} cold GPU-worker starts")
+    print("bench phases (median/p95 ms): " + _phase_line(b))
     c = report.get("burst")
     if c:
         print(f"burst: {c.get('finished')}/{c.get('jobs')} jobs from {c.get('users')} learners; turnaround median "
               f"{c.get('turnaround_ms', {}).get('median')} ms, p95 {c.get('turnaround_ms', {}).get('p95')} ms; "
               f"service median {c.get('service_ms', {}).get('median')} ms; {c.get('seconds_per_job')} s per job")
+        print("burst phases (median/p95 ms): " + _phase_line(c))
+        for kind in ("honest", "hog", "bomb"):
+            k = c.get(kind)
+            if k:
+                print(f"  {kind}: {k.get('finished')}/{k.get('jobs')} finished, verdicts {k.get('verdicts')}; turnaround "
+                      f"median {k.get('turnaround_ms', {}).get('median')} ms, p95 {k.get('turnaround_ms', {}).get('p95')} ms; "
+                      "phases " + _phase_line(k))
     if args.no_replay:
         return 0 if b.get("finished") == b.get("jobs") else 1
     print(f"replay: {matched}/{len(rows)} verdicts equal to a direct engine call "

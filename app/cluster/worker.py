@@ -67,6 +67,7 @@ async def _serve(args: argparse.Namespace, settings) -> int:
     from procrastinate.worker import Worker
 
     from app.cluster.compile import CompilerPool, CompileStage
+    from app.cluster.gpu_budget import GradeLater
     from app.cluster.jobs import COMPILE_QUEUE, GRADING_QUEUE, MAINTENANCE_QUEUE, Enqueuer, make_app
     from app.core.db import make_engine, make_session_factory
     from app.core.migrate import require_head
@@ -100,6 +101,7 @@ async def _serve(args: argparse.Namespace, settings) -> int:
         return grade(exercise_id, source, launch, on_phase=on_phase, compiler=pool.gpu_compiler())
 
     gpu_dispatcher = dispatcher(name, load_callable(args.grade) if args.grade else engine_grade)
+    gpu_dispatcher.over_budget = GradeLater(Enqueuer(settings.resolved_database_url))
     stage = CompileStage(session_factory, [dispatcher(f"{name}:compile") for _ in range(max(1, slots))],
                          load_callable(args.compile) if args.compile else pool.compile_first,
                          Enqueuer(settings.resolved_database_url), settings.compile_budget_seconds)

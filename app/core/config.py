@@ -121,6 +121,9 @@ class Settings(BaseSettings):
     compile_slots: int = 2
     # Compile time one learner may use per hour; past it their next compile waits for the window.
     compile_budget_seconds: float = 120.0
+    # GPU time (checking and timing) one learner may use per hour, both modes; past it their next job
+    # waits for the window while everyone else's run (app/submissions/gpu_budget.py). 0: no limit.
+    gpu_budget_seconds: float = Field(default=60.0, ge=0)
 
     @property
     def resolved_database_url(self) -> str:

@@ -60,6 +60,9 @@ VERDICTS: dict[str, Term] = {
     "COMPILE_ERROR": Term(_("Compile error"), _("The source was refused or did not compile, so nothing ran.")),
     "RUNTIME_ERROR": Term(_("Runtime error"), _("The kernel failed on the GPU, e.g. by reading or writing outside its arrays.")),
     "TIME_LIMIT": Term(_("Time limit exceeded"), _("The kernel ran longer than the time allowed.")),
+    "TOO_SLOW": Term(
+        _("Too slow to time"),
+        _("Correct at every test size, but so much slower than the naive kernel that it was not timed.")),
     "UNAVAILABLE": Term(
         _("Could not be graded"),
         _("The server could not grade it (no sandbox, compiler or worker failure). This is not your fault; please submit again.")),
@@ -135,6 +138,7 @@ CODES: dict[str, Term] = {
     "RUNTIME_LAUNCH_FAILED": Term(_("Launch failed"), _("The kernel could not be launched with these settings.")),
     "RUNTIME_ERROR": Term(_("Runtime error"), _("The kernel failed while running on the GPU.")),
     "TIME_LIMIT_EXCEEDED": Term(_("Time limit exceeded"), _("The kernel ran longer than the time allowed.")),
+    "TOO_SLOW": Term(_("Too slow to time"), _("Correct, but far slower than the naive kernel, so timing stopped.")),
     "INPUT_MODIFIED": Term(_("Input modified"), _("The kernel wrote into an input array; inputs must stay unchanged.")),
     "WRONG_ANSWER_TIMED_RUN": Term(_("Wrong while timed"), _("Correct while checked, but wrong once timing started.")),
     "IMPLAUSIBLY_FAST": Term(_("Suspiciously fast"), _("Faster than this GPU can physically be; a grader will look at it.")),

@@ -22,7 +22,7 @@ from app.graders.listing import _csv_safe, class_learners
 from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
 
-FAILED = {"COMPILE_ERROR", "WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT"}
+FAILED = {"COMPILE_ERROR", "WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT", "TOO_SLOW"}
 DEFAULT_MIN_FAILURES = 3
 MAX_MIN_FAILURES = 1000
 

@@ -74,7 +74,8 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
             row = db.get(Submission, sub_id)
             if row is None or (row.user_id != auth.user.id and not can(auth.user.role, REVIEW)):
                 return None
-            return present_submission(db, row, lang, owner_view=row.user_id == auth.user.id)
+            return present_submission(db, row, lang, owner_view=row.user_id == auth.user.id,
+                                      gpu_budget_seconds=request.app.state.settings.gpu_budget_seconds)
 
     panel = await run_in_threadpool(load)
     if panel is None:

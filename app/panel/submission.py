@@ -14,19 +14,24 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.core import vocabulary as vocab
+from app.core.clock import utcnow
 from app.panel import overridden
 from app.panel.insight import present_insight
 from app.panel.present import present
 from app.submissions import queue
+from app.submissions.gpu_budget import waiting_row
 from app.submissions.models import Submission
 from app.submissions.reviews import reviews_for
 from app.submissions.views import submission_json
 
 
-def present_submission(db: Session, row: Submission, lang: str, *, owner_view: bool = False) -> dict[str, Any]:
+def present_submission(db: Session, row: Submission, lang: str, *, owner_view: bool = False,
+                       gpu_budget_seconds: float = 0.0) -> dict[str, Any]:
     """What the result template (panel/result.html) shows of ``row``; ``owner_view`` offers the
-    profiler to the submission's owner when it passed."""
-    view = submission_json(row, lang=lang, position=queue.position(db, row), include_source=False)
+    profiler to the submission's owner when it passed. With ``gpu_budget_seconds`` a queued row of
+    a learner past their hourly GPU time says when their next job can run."""
+    wait = waiting_row(db, row, gpu_budget_seconds, utcnow())
+    view = submission_json(row, lang=lang, position=queue.position(db, row), include_source=False, gpu_wait=wait)
     panel = present(view, lang)
     panel["insight"] = present_insight((view.get("result") or {}).get("insight"), row.source, lang,
                                        can_profile=owner_view and panel.get("verdict") == "PASSED")

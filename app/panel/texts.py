@@ -72,6 +72,8 @@ CODES = {
     "RUNTIME_LAUNCH_FAILED": _("At size %(size)s the kernel could not be launched (%(cuda_error)s)."),
     "RUNTIME_ERROR": _("At size %(size)s the kernel failed while running (%(cuda_error)s)."),
     "TIME_LIMIT_EXCEEDED": _("The kernel took longer than %(seconds)s seconds while %(phase)s."),
+    "TOO_SLOW": _("Too slow to time: %(ratio)s× slower than the naive kernel at size %(size)s (timing stops past "
+                  "%(limit)s×). Your kernel is correct; make it faster to see its speedups."),
     "INPUT_MODIFIED": _("At size %(size)s the kernel wrote into the input %(input)s (index %(index)s); inputs must stay unchanged."),
     "WRONG_ANSWER_TIMED_RUN":
         _("Correct while checked, but wrong during timing at size %(size)s: index %(index)s was %(got)s, expected %(expected)s."),

@@ -14,7 +14,7 @@ from app.progress import events as ev
 from app.progress.achievements import award_achievements, settle_achievements
 from app.progress.xp import settle_xp
 
-COMPILED_VERDICTS = {"WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT", "PASSED"}
+COMPILED_VERDICTS = {"WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT", "TOO_SLOW", "PASSED"}
 
 
 def record_grading_result(session: Session, user_id: int, exercise_id: str, submission_id: int | str,

@@ -13,6 +13,7 @@ UNAVAILABLE instead of crashing dispatchers forever.
 """
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import threading
 import time
@@ -35,6 +36,9 @@ PhaseHook = Callable[[str], None]  # told each engine phase ("compiling", ...) a
 Grade = Callable[[str, str, Any, PhaseHook], Result]
 # compile_first(exercise_id, source, launch, on_phase) -> a final Result, or None when it compiled.
 CompileFirst = Callable[[str, str, Any, PhaseHook | None], Result | None]
+# over_budget(db, row, until): cluster mode hands a job back to its queue until the learner's GPU
+# budget frees (the caller commits).
+OverBudget = Callable[[Session, Submission, dt.datetime], None]
 
 
 @dataclass
@@ -45,6 +49,8 @@ class DispatcherConfig:
     poll_seconds: float = 0.5
     max_attempts: int = 3
     gpu: bool | None = None  # None: ask the engine (kernels.engine.gpu.gpu_available)
+    # GPU seconds one learner may use per hour (app/submissions/gpu_budget.py); 0: no limit
+    gpu_budget_seconds: float = 0.0
 
 
 @dataclass
@@ -96,6 +102,7 @@ class Dispatcher:
         self._lane_checked_at = float("-inf")
         # Cluster workers (app/cluster) get their jobs from the job-queue engine, not from a lane.
         self.uses_lanes = True
+        self.over_budget: OverBudget | None = None
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -184,7 +191,8 @@ class Dispatcher:
         with self.session_factory() as db:
             queue.record_pending(db, self._record)
             job = queue.claim_next(db, lane=self.lane, owner=self.owner, gpu=bool(self.gpu),
-                                   lease_seconds=self.config.lease_seconds)
+                                   lease_seconds=self.config.lease_seconds,
+                                   gpu_budget_seconds=self.config.gpu_budget_seconds)
         if job is None:
             return False
         self._grade_claimed(job)
@@ -194,7 +202,8 @@ class Dispatcher:
         """Cluster mode: grade the one job the queue engine handed us, through the same steps as
         ``step`` (claim, grade, finish, record). False when it was final already: a retried job
         whose previous worker died after storing the result is not graded again; only its XP is
-        recorded if that was what the crash interrupted."""
+        recorded if that was what the crash interrupted. Also False when its learner is over their GPU
+        budget: ``over_budget`` hands it back to the queue until the budget frees."""
         if self.gpu is None or not self.lane:
             self._setup()
         if self._keeper is None:
@@ -202,11 +211,32 @@ class Dispatcher:
             self._keeper.start()
         with self.session_factory() as db:
             job = queue.claim(db, sub_id, lane=self.lane, owner=self.owner, gpu=bool(self.gpu),
-                              lease_seconds=self.config.lease_seconds)
+                              lease_seconds=self.config.lease_seconds,
+                              gpu_budget_seconds=self.config.gpu_budget_seconds if self.gpu else 0.0)
             if job is None:
+                if self._hand_back_over_budget(db, sub_id):
+                    return False
                 queue.record_pending(db, self._record)
                 return False
         self._grade_claimed(job)
+        return True
+
+    def _hand_back_over_budget(self, db: Session, sub_id: int) -> bool:
+        """A job not claimed because its learner is over the GPU budget waits for the window."""
+        from app.core.clock import utcnow
+        from app.submissions.gpu_budget import waiting_row
+
+        row = db.get(Submission, sub_id, populate_existing=True)
+        if row is None or not self.gpu or self.over_budget is None:
+            return False
+        wait = waiting_row(db, row, self.config.gpu_budget_seconds, utcnow())
+        if wait is None:
+            return False
+        self.over_budget(db, row, wait.until)
+        db.commit()
+        log.info("learner %s used %.0f s of GPU in the last hour; submission %s waits until %s",
+                 row.user_id, wait.used_seconds, row.id, wait.until)
+        self.notify(row.id)
         return True
 
     def compile_claimed(self, sub_id: int, compile_first: CompileFirst, on_compiled: Callable[[Session, Submission], None]) -> str:
@@ -305,8 +335,10 @@ class Dispatcher:
             # would take the same ones back forever.
             log.error("lane %s expects a GPU but the engine has none; compiling only from now on", self.lane)
             self.gpu = False
+        from app.submissions.gpu_budget import gpu_ms_of
+
         with self.session_factory() as db:
-            stored = queue.finish(db, job.id, self.owner, state, result.to_json(), verdict)
+            stored = queue.finish(db, job.id, self.owner, state, result.to_json(), verdict, gpu_ms=gpu_ms_of(result))
             if stored and state == states.DONE:
                 # A second, separate transaction: the verdict is safe even if paying XP fails;
                 # record_pending() retries rows left with recorded = False.

@@ -38,6 +38,11 @@ STATES = {
     "done": _("Done."),
 }
 
+WAITS = {  # why a queued submission is not taken yet, when it is not its turn that it waits for
+    "gpu_budget": _("Waiting: you used %(used)s of your %(budget)s seconds of GPU time this hour. "
+                    "Your next job can run at %(time)s (UTC)."),
+}
+
 
 class SubmissionError(AppError):
     """A refusal of the submissions API: an AppError that reads its texts here."""

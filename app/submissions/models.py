@@ -28,6 +28,7 @@ class Submission(Base):
         Index("ix_submission_state_created", "state", "created_at"),
         Index("ix_submission_user_created", "user_id", "created_at"),
         Index("ix_submission_user_claimed", "user_id", "claimed_at"),
+        Index("ix_submission_user_finished", "user_id", "finished_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -50,6 +51,8 @@ class Submission(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     # Cluster mode: milliseconds its compile stage took (the learner's hourly compile budget counts them).
     compile_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # Milliseconds of GPU its checking and timing took (the learner's hourly GPU budget counts them).
+    gpu_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # record_grading_result ran for this row (the service is idempotent too; this saves work)
     recorded: Mapped[bool] = mapped_column(Boolean, default=False)
 

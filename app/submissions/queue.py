@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 from app.core.clock import utcnow
 from app.submissions import states
+from app.submissions.gpu_budget import within_budget
 from app.submissions.models import Submission
 
 log = logging.getLogger(__name__)
@@ -50,15 +51,19 @@ def fair_order() -> tuple[ColumnElement[dt.datetime], InstrumentedAttribute[dt.d
     return (func.coalesce(last_served, NEVER), Submission.created_at, Submission.id)
 
 
-def claim_next(db: Session, *, lane: str, owner: str, gpu: bool, lease_seconds: float) -> Submission | None:
-    """Claim the fairest claimable job for this lane, or None when there is none."""
+def claim_next(db: Session, *, lane: str, owner: str, gpu: bool, lease_seconds: float,
+               gpu_budget_seconds: float = 0.0) -> Submission | None:
+    """Claim the fairest claimable job for this lane, or None when there is none. On a GPU lane a
+    job whose learner used ``gpu_budget_seconds`` of GPU in the last hour is not claimable (0: off)."""
     for _ in range(8):  # lost races: another dispatcher took our candidate; pick again
         now = utcnow()
-        candidate = db.scalar(select(Submission.id).where(claimable(now, gpu)).order_by(*fair_order()).limit(1))
+        budget = within_budget(now, gpu_budget_seconds if gpu else 0.0)
+        candidate = db.scalar(select(Submission.id).where(claimable(now, gpu), budget)
+                              .order_by(*fair_order()).limit(1))
         if candidate is None:
             db.rollback()
             return None
-        won = changed(db, update(Submission).where(Submission.id == candidate, claimable(now, gpu)).values(
+        won = changed(db, update(Submission).where(Submission.id == candidate, claimable(now, gpu), budget).values(
             state=states.COMPILING, lane=lane, lease_owner=owner,
             lease_expires_at=now + dt.timedelta(seconds=lease_seconds), claimed_at=now, started_at=None,
             attempts=Submission.attempts + 1, updated_at=now)) == 1
@@ -69,17 +74,19 @@ def claim_next(db: Session, *, lane: str, owner: str, gpu: bool, lease_seconds: 
 
 
 def claim(db: Session, sub_id: int, *, lane: str, owner: str, gpu: bool, lease_seconds: float,
-          count_attempt: bool = True) -> Submission | None:
+          count_attempt: bool = True, gpu_budget_seconds: float = 0.0) -> Submission | None:
     """Claim one given job (cluster mode: the job-queue engine handed it to this worker), or None when
     it is final already (done; awaiting_gpu on a worker without a GPU) or gone.
 
     A row still in a running state is taken over: the engine gives a job to one worker at a time and
     hands it out again only after the previous worker's heartbeat stopped, so its holder is dead. Were
     it alive after all, its ``finish`` no longer matches the lease owner and its result is dropped.
-    ``count_attempt=False`` for the compile stage: ``attempts`` counts GPU runs (max_attempts)."""
+    ``count_attempt=False`` for the compile stage: ``attempts`` counts GPU runs (max_attempts).
+    ``gpu_budget_seconds`` (the GPU stage): None also while its learner is over their GPU budget."""
     now = utcnow()
     takeable = [states.QUEUED, *states.RUNNING] + ([states.AWAITING_GPU] if gpu else [])
-    won = changed(db, update(Submission).where(Submission.id == sub_id, Submission.state.in_(takeable)).values(
+    won = changed(db, update(Submission).where(Submission.id == sub_id, Submission.state.in_(takeable),
+                                               within_budget(now, gpu_budget_seconds)).values(
         state=states.COMPILING, lane=lane, lease_owner=owner,
         lease_expires_at=now + dt.timedelta(seconds=lease_seconds), claimed_at=now, started_at=None,
         attempts=Submission.attempts + (1 if count_attempt else 0), updated_at=now)) == 1
@@ -150,14 +157,16 @@ def renew(db: Session, sub_id: int, owner: str, lease_seconds: float) -> bool:
     return ok
 
 
-def finish(db: Session, sub_id: int, owner: str, state: str, result_json: str, verdict: str) -> bool:
-    """Store the Result and leave the lease. False (nothing written) when the lease was lost:
-    another dispatcher has the job now and its result will be the one kept."""
+def finish(db: Session, sub_id: int, owner: str, state: str, result_json: str, verdict: str,
+           gpu_ms: int | None = None) -> bool:
+    """Store the Result (and the GPU time it took, for the learner's GPU budget) and leave the
+    lease. False (nothing written) when the lease was lost: another dispatcher has the job now and
+    its result will be the one kept."""
     now = utcnow()
     ok = changed(db, update(Submission).where(
         Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
     ).values(state=state, result=result_json, verdict=verdict, finished_at=now, updated_at=now,
-             lease_owner=None, lease_expires_at=None)) == 1
+             lease_owner=None, lease_expires_at=None, gpu_ms=gpu_ms)) == 1
     db.commit()
     return ok
 

@@ -13,9 +13,11 @@ from app.accounts.auth import Auth
 from app.accounts.deps import csrf_protect, db_session, require_auth
 from app.accounts.roles import can
 from app.core.bodies import make_router
+from app.core.clock import utcnow
 from app.core.ids import RowId
 from app.i18n.requests import api_lang
 from app.submissions import events, intake, queue
+from app.submissions.gpu_budget import GpuWait, waiting_row
 from app.submissions.intake import MAX_BODY_BYTES
 from app.submissions.messages import SubmissionError
 from app.submissions.models import Submission
@@ -33,6 +35,11 @@ async def signed_in_with_csrf(request: Request, auth: Auth = Depends(require_aut
     """Signed out is 401 first; then cookie callers must carry the CSRF token."""
     await csrf_protect(request, auth)
     return auth
+
+
+def _gpu_wait(request: Request, db: Session, row: Submission) -> GpuWait | None:
+    """Why a queued row is not taken yet when its learner used their hourly GPU time."""
+    return waiting_row(db, row, request.app.state.settings.gpu_budget_seconds, utcnow())
 
 
 def _limits(request: Request) -> intake.Limits:
@@ -61,13 +68,14 @@ async def create_submission(exercise_id: str, request: Request, auth: Auth = Dep
 
     submissions: SubmissionsRuntime = request.app.state.submissions
 
-    def store() -> tuple[Submission, int | None]:
+    def store() -> tuple[Submission, int | None, GpuWait | None]:
         row = intake.store(db, auth.user, exercise_id, body, _limits(request), enqueue=submissions.enqueue)
-        return row, queue.position(db, row)
+        return row, queue.position(db, row), _gpu_wait(request, db, row)
 
-    row, position = await run_in_threadpool(store)
+    row, position, wait = await run_in_threadpool(store)
     submissions.wake()
-    view = submission_json(row, lang=api_lang(request), position=position, include_source=False, include_result=False)
+    view = submission_json(row, lang=api_lang(request), position=position, include_source=False, include_result=False,
+                           gpu_wait=wait)
     return JSONResponse({k: view[k] for k in ("id", "state", "state_text", "position", "links")}, status_code=202,
                         headers={"Location": view["links"]["self"]})
 
@@ -78,7 +86,8 @@ def _load_visible(request: Request, auth: Auth, sub_id: RowId, db: Session) -> t
     if row is None or (row.user_id != auth.user.id and not reviewer):
         db.commit()  # ends the read (commit, unlike rollback, keeps auth.user loaded)
         raise SubmissionError("not_found", status=404)  # never tell whether someone else's id exists
-    view = submission_json(row, lang=api_lang(request), position=queue.position(db, row), include_source=True)
+    view = submission_json(row, lang=api_lang(request), position=queue.position(db, row), include_source=True,
+                           gpu_wait=_gpu_wait(request, db, row))
     db.commit()  # end the read: the connection goes back to the pool at once
     return view, row
 
@@ -132,7 +141,7 @@ async def list_submissions(exercise_id: str, request: Request, auth: Auth = Depe
                                                    Submission.exercise_id == exercise_id)
                           .order_by(Submission.id.desc()).limit(50)).all()
         views = [submission_json(r, lang=api_lang(request), position=queue.position(db, r), include_source=False,
-                                 include_result=False) for r in rows]
+                                 include_result=False, gpu_wait=_gpu_wait(request, db, r)) for r in rows]
         db.commit()
         return views
 

@@ -41,7 +41,8 @@ def dispatcher_config(settings: Settings, gpu_index: int | None = None) -> Dispa
     return DispatcherConfig(lane=settings.dispatcher_lane, gpu_index=settings.dispatcher_gpu_index
                             if gpu_index is None else gpu_index, lease_seconds=settings.submission_lease_seconds,
                             poll_seconds=settings.dispatcher_poll_seconds,
-                            max_attempts=settings.submission_max_attempts, gpu=gpu)
+                            max_attempts=settings.submission_max_attempts, gpu=gpu,
+                            gpu_budget_seconds=settings.gpu_budget_seconds)
 
 
 def install(app: FastAPI) -> None:

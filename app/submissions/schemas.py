@@ -47,6 +47,8 @@ class SubmissionView(BaseModel):
     state: str = Field(description="queued | compiling | checking | timing | awaiting_gpu | done")
     state_text: str = Field(description="the state in the reader's language (ko or en)")
     position: int | None = None
+    gpu_wait_until: str | None = Field(None, description="queued because you used your hourly GPU time: "
+                                       "when your next job can run (UTC)")
     final: bool
     verdict: str | None = Field(None, examples=["PASSED"])
     launch: dict[str, Any] | None = None

@@ -7,7 +7,8 @@ from typing import Any
 
 from app.core.errors import translate
 from app.submissions import states
-from app.submissions.messages import STATES
+from app.submissions.gpu_budget import GpuWait
+from app.submissions.messages import STATES, WAITS
 from app.submissions.models import Submission
 
 
@@ -20,13 +21,21 @@ def _ms(a: dt.datetime | None, b: dt.datetime | None) -> float | None:
 
 
 def submission_json(row: Submission, *, lang: str, position: int | None, include_source: bool,
-                    include_result: bool = True) -> dict[str, Any]:
+                    include_result: bool = True, gpu_wait: GpuWait | None = None) -> dict[str, Any]:
+    """``gpu_wait``: the row waits because its learner used their hourly GPU budget
+    (app.submissions.gpu_budget.waiting_row); its state text says until when."""
+    state_text = translate(STATES, row.state, lang, {"position": position})
+    if gpu_wait is not None:
+        state_text = translate(WAITS, "gpu_budget", lang, {
+            "used": f"{gpu_wait.used_seconds:.0f}", "budget": f"{gpu_wait.budget_seconds:g}",
+            "time": gpu_wait.until.strftime("%H:%M")})
     data: dict[str, Any] = {
         "id": row.id,
         "exercise": row.exercise_id,
         "state": row.state,
-        "state_text": translate(STATES, row.state, lang, {"position": position}),
+        "state_text": state_text,
         "position": position if row.state == states.QUEUED else None,
+        "gpu_wait_until": _iso(gpu_wait.until) if gpu_wait is not None else None,
         "final": row.state == states.DONE,
         "verdict": row.verdict,
         "launch": json.loads(row.launch) if row.launch else None,

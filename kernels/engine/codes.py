@@ -71,6 +71,8 @@ RUNTIME_LAUNCH_FAILED = "RUNTIME_LAUNCH_FAILED"  # {size, cuda_error}
 RUNTIME_ERROR = "RUNTIME_ERROR"  # {size, cuda_error}
 TIME_LIMIT_EXCEEDED = "TIME_LIMIT_EXCEEDED"  # {seconds, phase}
 INPUT_MODIFIED = "INPUT_MODIFIED"  # {size, input, index} the kernel wrote into an input array
+TOO_SLOW = "TOO_SLOW"  # {ratio, limit, size} correct, but so much slower than the naive kernel
+#   (ratio times, past limit) or than the job's GPU-time budget allows that it was not timed
 WRONG_ANSWER_TIMED_RUN = "WRONG_ANSWER_TIMED_RUN"  # {size, index, got, expected} correct while
 #   checked, wrong once timing started (replay caches, "honest only while warming")
 

@@ -36,6 +36,9 @@ class Verdict(str, Enum):  # noqa: UP042
     WRONG_ANSWER = "WRONG_ANSWER"
     RUNTIME_ERROR = "RUNTIME_ERROR"
     TIME_LIMIT = "TIME_LIMIT"
+    # Correct at every size, but far slower than the naive kernel: timing stopped (gpu/budget.py).
+    # A new value within "kernels-result/1": every earlier result reads as before.
+    TOO_SLOW = "TOO_SLOW"
     PASSED = "PASSED"
     # Grading could not happen here (no GPU, no sandbox, engine fault). Not the learner's fault.
     UNAVAILABLE = "UNAVAILABLE"

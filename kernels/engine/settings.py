@@ -11,6 +11,7 @@ checks that), named there with its default and meaning.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,6 +40,11 @@ class EngineSettings:
     gpu_spare: bool = True
     # Timing stops early once every median's relative standard error is under this.
     timing_rse: float = 0.005
+    # One job's GPU time (checking and timing, worker start-up excluded), in seconds: the worker stops
+    # timing before it, and is killed at it (TIME_LIMIT).
+    gpu_job_budget_s: float = 5.0
+    # A kernel more than this many times slower than the naive reference is not timed (TOO_SLOW).
+    too_slow_ratio: float = 20.0
     # Nsight Compute and nvdisasm binaries (empty: found in the usual places).
     ncu: str = ""
     nvdisasm: str = ""
@@ -70,10 +76,15 @@ def _not_zero(text: str) -> bool:
 
 def _float(name: str, text: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise ValueError(f"{env_name(name)}={text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:  # a zero budget or ratio would stop every job
+        raise ValueError(f"{env_name(name)}={text!r} must be a positive number")
+    return value
 
+
+_NUMBERS = ("timing_rse", "gpu_job_budget_s", "too_slow_ratio")
 
 _PARSERS = {
     "unsafe_unsandboxed_compile": _flag_exactly_one,
@@ -94,7 +105,7 @@ def engine_settings(environ: Mapping[str, str] | None = None) -> EngineSettings:
             continue
         if f.name in _PARSERS:
             values[f.name] = _PARSERS[f.name](text)
-        elif f.name == "timing_rse":
+        elif f.name in _NUMBERS:
             values[f.name] = _float(f.name, text)
         else:
             values[f.name] = text.strip()

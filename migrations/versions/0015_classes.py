@@ -1,14 +1,14 @@
 """Classes: rosters, assignments, leaderboard profiles and strikes; a notification may name a strike.
 
 Revision ID: 0015_classes
-Revises: 0012_verdict_override_flow
+Revises: 0014_gpu_budget
 Create Date: 2026-11-26
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0015_classes"
-down_revision = "0012_verdict_override_flow"
+down_revision = "0014_gpu_budget"
 branch_labels = None
 depends_on = None
 

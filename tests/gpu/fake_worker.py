@@ -2,7 +2,9 @@
 purpose, so the parent's deadline, crash and output handling can be tested without a GPU.
 
     python fake_worker.py <fd> <mode>
-modes: hang_in_launch | crash_mid_job | die_before_ack | flood_stdout | slow | ok; deferred_<mode>:
+modes: hang_in_launch | hang_in_timing | crash_mid_job | die_before_ack | flood_stdout | slow | too_slow | gated
+| ok; gated: waits for the file $FAKE_GATE.1 before it says "timed", for $FAKE_GATE.2 before its result;
+deferred_<mode>:
 say "loaded" first and wait for "warm" (a preloaded spare)
 """
 
@@ -39,6 +41,22 @@ def main():
     if mode == "hang_in_launch":
         send({"ev": "watch", "limit": 0.5, "what": "correctness"})
         time.sleep(60)
+    if mode == "hang_in_timing":  # no watch: only the job's own limit (its GPU-time budget) ends it
+        send({"ev": "phase", "name": "timing"})
+        time.sleep(60)
+    if mode == "too_slow":
+        send({"ev": "phase", "name": "timing"})
+        send({"ev": "result", "result": {
+            "verdict": "TOO_SLOW", "message": {"code": "TOO_SLOW", "params": {"ratio": 3000.0, "limit": 20.0,
+                                                                              "size": {"M": 1024}}},
+            "correctness": [{"size": {"M": 1}, "ok": True}], "gpu": {"name": "Fake GPU"}, "versions": {}}})
+        return
+    if mode == "gated":
+        for step in ("1", "2"):
+            while not os.path.exists(os.environ["FAKE_GATE"] + "." + step):
+                time.sleep(0.01)
+            if step == "1":
+                send({"ev": "timed"})
     if mode == "crash_mid_job":
         os._exit(1)
     if mode == "slow":

@@ -98,6 +98,11 @@ def test_hostile_kernel_verdict_then_honest_passes(runner, ex_id, path):
     if name in ("replay_cache", "warm_then_lazy"):
         assert res.message.code == "WRONG_ANSWER_TIMED_RUN"
         assert all(c.ok for c in res.correctness[:-1])  # honest while being checked
+    if name == "slow_hog":  # correct, about 3000x the naive kernel: stopped, not timed, not killed
+        assert res.message.code == "TOO_SLOW" and res.message.params["ratio"] > 20, res.message
+        assert res.message.params["limit"] == 20.0 and res.message.params["size"] == {"M": 1024, "N": 1024, "K": 1024}
+        assert len(res.correctness) == 12 and all(c.ok for c in res.correctness)
+        assert res.timings == [] and res.speedups == [] and res.tiers == []
     if name == "printf_flood":
         assert res.message.code == "TIME_LIMIT_EXCEEDED"
         out = [f for f in res.flags if f.code == "DEVICE_OUTPUT"]

@@ -70,8 +70,10 @@ def build_job(exercise: Exercise, compiled: CompiledKernel, plan: LaunchPlan | d
                     "name": compiled.kernel_name, "launch": _plan_dict(plan)},
         "references": refs,
         "seed": seed if seed is not None else secrets.randbits(63),
-        "limits": {"launch_s": limits.launch_s, "timing_s": limits.timing_s, "timing_rse": limits.timing_rse},
+        "limits": {"launch_s": limits.launch_s, "timing_s": limits.timing_s, "timing_rse": limits.timing_rse,
+                   "job_s": limits.job_s, "too_slow_ratio": limits.too_slow_ratio},
         "work_amounts": [exercise.work.amount(s) for s in payload["timing_sizes"]],
+        "correctness_work": [exercise.work.amount(s) for s in payload["correctness_sizes"]],
         "do_timing": do_timing,
     }
 

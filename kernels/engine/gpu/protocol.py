@@ -8,6 +8,8 @@ Events (the parent, worker_process.py, reads them):
   {"ev": "phase", "name": "checking"|"timing"}
   {"ev": "watch", "limit": seconds, "what": ...}     the parent kills us if this takes too long
   {"ev": "unwatch"}
+  {"ev": "timed"}                                    the last timed round ran: only host checks and the
+                                                     Result follow (the parent warms the next worker)
   {"ev": "result", "result": {...}}                  ``Result.to_dict()``
 
 Standard library only.

@@ -4,9 +4,10 @@ One job = one fresh worker process (spawned with exec, never forked after CUDA i
 by bubblewrap (sandbox.py), which exits after the job. To keep its start-up (import CuPy, create
 the context, cuBLAS handle: about a second) off the learner's clock, the next job's worker is
 started as soon as the current job is handed over: it imports on CPU while the GPU works, and
-creates its CUDA context only after the job, while holding the GPU lock, so it never warms while
-another job is being timed. Only one job uses the GPU at a time: an flock on a lock file, shared by every
-process on this machine (several web workers, the benchmark commands): gpu_lock.py.
+creates its CUDA context once the current job has timed its last round (the worker says "timed"),
+so it never warms while a job is being timed, and the next job does not wait for it. Only one
+job uses the GPU at a time: an flock on a lock file, shared by every process on this machine
+(several web workers, the benchmark commands): gpu_lock.py.
 
 Deadlines: the worker announces each learner launch ("watch" with a limit); the parent kills
 the whole process group when a watch or the job's own deadline expires: TIME_LIMIT.
@@ -53,7 +54,8 @@ class GpuRunner:
         self._warming: threading.Thread | None = None
 
     # The spare's process starts (imports, on CPU) while the current job runs (``_preload``); its
-    # CUDA context is created with the GPU lock held, so it never warms up while a job is timed.
+    # CUDA context is created once that job timed its last round (``_warm_spare_now``, the lock still
+    # held for the job's host checks), or here with the GPU lock held: never while a job is timed.
     def _warm_spare(self) -> None:
         try:
             with self.lock:
@@ -92,6 +94,18 @@ class GpuRunner:
             old, self._spare = self._spare, w
         if old is not None:
             old.kill()
+
+    def _warm_spare_now(self) -> None:
+        """The job in hand timed its last round (only host checks and its Result are left): the
+        preloaded worker creates its CUDA context now, in that time, instead of at the start of the
+        next job with the GPU lock held. Nothing is being timed, so it disturbs no measurement."""
+        with self._spare_mutex:
+            spare = self._spare
+        if spare is not None and spare.alive():
+            try:
+                spare.start_warming()
+            except OSError:  # it died; _take_spare starts another
+                log.warning("the preloaded GPU worker could not be told to warm up")
 
     def warm_in_background(self) -> None:
         if not self.keep_spare:
@@ -207,6 +221,8 @@ class GpuRunner:
                 started = True
                 phase = ev.get("name", phase)
                 on_event(ev)
+            elif kind == "timed":
+                self._warm_spare_now()
             elif kind in ("result", "broken"):
                 return ev
 

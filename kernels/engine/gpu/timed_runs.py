@@ -11,6 +11,7 @@ Imports numpy and cupy (lazily) and the standard library.
 
 from __future__ import annotations
 
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from .. import codes
 from ..result import CorrectnessCase, Message, Mismatch, Result, Verdict, safe_number
 from . import timing
+from .budget import SlowGuard, TooSlow
 from .launching import (
     CudaFault,
     JobFailed,
@@ -33,6 +35,7 @@ from .launching import (
 )
 from .protocol import send
 
+LARGEST_SHARE = 2 / 3  # of the timing budget, for the largest size (tiers are decided there)
 POOL_VARIANTS = 3  # input sets per size the learner's live buffers are refreshed from
 MAX_EXTRA_CHECKS = 3  # timed rounds re-checked at random, besides the last one
 CHECK_CHANCE = 0.2  # probability that a timed round is one of them
@@ -48,10 +51,49 @@ class TimingRun:
     learner: Kernel
     references: dict[str, Kernel]  # "naive", "tiled"
     flusher: timing.L2Flusher
-    budget_s: float  # timing budget of one size
+    budget_s: float  # timing budget of the whole job, shared by its sizes (size_budget)
     launch_limit_s: float  # one launch of one kernel
     target_rse: float  # stop early once every median's relative standard error is under this
     result: Result  # the job's Result so far (correctness cases are added to it)
+    too_slow_ratio: float = 20.0  # stop when the learner's kernel is this many times slower than naive
+    deadline: float = float("inf")  # a time.perf_counter() value: no timing after it (budget.py)
+    # learner milliseconds per unit of work at the largest correctness size (its first launch at a
+    # timing size is predicted from it), then its ratio to the naive kernel at the last timed size
+    ms_per_work: float | None = None
+    last_ratio: float | None = None
+    # per timing size, its host inputs being made in another thread (prepare_inputs); None: in line
+    prepared: list[Future[Any]] | None = None
+
+
+def size_budget(total_s: float, sizes: int, index: int) -> float:
+    """The timing budget of size ``index`` (sizes run smallest to largest): the largest gets
+    LARGEST_SHARE, because its speedups decide the tiers; the smaller ones, shown for context, share
+    the rest. Each size still stops earlier once its medians are stable."""
+    if sizes <= 1:
+        return total_s
+    if index == sizes - 1:
+        return total_s * LARGEST_SHARE
+    return total_s * (1 - LARGEST_SHARE) / (sizes - 1)
+
+
+def host_inputs(reference: ModuleType, sizes: dict[str, int], seed: int,
+                size_index: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The learner's input pool and the references' inputs of one timing size, on the host (numpy):
+    the same arrays whichever thread makes them, from the job's secret seed."""
+    import numpy as np
+
+    pool = [reference.generate_inputs(sizes, np.random.default_rng([seed, 3, size_index, variant]))
+            for variant in range(POOL_VARIANTS)]
+    return pool, reference.generate_inputs(sizes, np.random.default_rng([seed, 5, size_index]))
+
+
+def prepare_inputs(executor: Executor, reference: ModuleType, job: dict[str, Any]) -> list[Future[Any]]:
+    """Start making every timing size's inputs in ``executor`` (one thread): the host's random
+    numbers (a fifth of a job's time when made in line) are drawn while the GPU checks and times
+    (numpy releases the GIL while it fills arrays)."""
+    seed = int(job["seed"])
+    return [executor.submit(host_inputs, reference, dict(sizes), seed, index)
+            for index, sizes in enumerate(job["exercise"].get("timing_sizes") or [])]
 
 
 @dataclass
@@ -73,11 +115,11 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
     output_param = next(p for p in exercise["params"] if p["role"] == "output")
     output_shape = shape_of(output_param, sizes)
     secret = np.random.default_rng([seed, 2, size_index])
-    pool_host = [reference.generate_inputs(sizes, np.random.default_rng([seed, 3, size_index, variant]))
-                 for variant in range(POOL_VARIANTS)]
+    prepared = run.prepared[size_index] if run.prepared else None
+    pool_host, reference_host = (prepared.result() if prepared is not None
+                                 else host_inputs(reference, sizes, seed, size_index))
     pool_device = [{k: cupy.asarray(v) for k, v in inputs.items()} for inputs in pool_host]
-    reference_inputs = {k: cupy.asarray(v) for k, v in
-                        reference.generate_inputs(sizes, np.random.default_rng([seed, 5, size_index])).items()}
+    reference_inputs = {k: cupy.asarray(v) for k, v in reference_host.items()}
 
     # the learner's live buffers: inputs are refreshed from the pool before every round
     live = {p["name"]: cupy.empty_like(pool_device[0][p["name"]]) for p in input_params}
@@ -117,15 +159,26 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
         if round_index >= 0 and len(to_check) < MAX_EXTRA_CHECKS and secret.random() < CHECK_CHANCE:
             to_check.append((list(combo), learner_output.get()))
 
+    guard = SlowGuard(limit=run.too_slow_ratio, deadline=run.deadline, prior_ratio=run.last_ratio,
+                      expected_ms_per_work=run.ms_per_work, work=float(run.job["work_amounts"][size_index]))
     try:
-        stats = timing.measure(launches, max_seconds=run.budget_s, before_round=before_round,
+        budget = size_budget(run.budget_s, len(exercise["timing_sizes"]), size_index)
+        stats = timing.measure(launches, max_seconds=budget, before_round=before_round,
                                after_round=after_round, flusher=run.flusher, target_rse=run.target_rse,
-                               seed=int(secret.integers(1 << 31)))
+                               seed=int(secret.integers(1 << 31)), guard=guard)
         to_check.append((list(combo), learner_output.get()))  # the last round, always
+        if size_index == len(exercise["timing_sizes"]) - 1:
+            send({"ev": "timed"})  # nothing is timed after this: the next job's worker may warm up now
         changed = inputs_changed(live, {n: pool_host[v][n] for n, v in zip(input_names, combo, strict=False)})
+    except TooSlow as slow:
+        slow.sizes = sizes
+        raise
     except cuda_errors() as exc:
         fault = CudaFault(cuda_error_name(exc), at_launch=False)
         raise JobFailed(_failed(run.result, Verdict.RUNTIME_ERROR, fault_message(fault, sizes))) from None
+    naive = stats.get("naive")
+    if naive is not None and naive.median_ms > 0:
+        run.last_ratio = stats["learner"].median_ms / naive.median_ms
 
     if changed:
         raise JobFailed(_failed(run.result, Verdict.WRONG_ANSWER, input_modified(sizes, changed)))

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .budget import SlowGuard
+
 
 @dataclass
 class TimingStats:
@@ -92,13 +94,17 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
             before_round: Callable[[int], None] | None = None,
             after_round: Callable[[int], None] | None = None,
             flusher: L2Flusher | None = None, seed: int | None = None,
-            before_window: dict[str, Callable[[], None]] | None = None) -> dict[str, TimingStats]:
+            before_window: dict[str, Callable[[], None]] | None = None,
+            guard: SlowGuard | None = None,
+            clock: Callable[[], float] = time.perf_counter) -> dict[str, TimingStats]:
     """Time each callable (one kernel launch on the current stream) interleaved round by round.
 
     before_round(i) / after_round(i) run outside the timed regions (i < 0 for warm-up rounds):
     the grader uses them to refresh inputs and to re-check outputs of timed runs.
     before_window[name]() runs after the L2 flush and before that kernel's start event (the
     ladder queues a GPU-side wait there, so a call with a long host dispatch is timed without it).
+    ``guard`` (budget.py) stops a kernel far slower than the naive one after the first warm-up
+    round, and timing at its deadline: raises ``budget.TooSlow``.
     Returns {name: TimingStats}; every stats object has the same number of samples (paired).
     """
     import cupy
@@ -112,17 +118,24 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
         flusher = L2Flusher()
     stats = {n: TimingStats(n) for n in names}
     events = {n: (cupy.cuda.Event(), cupy.cuda.Event()) for n in names}
-    t_end = time.perf_counter() + max_seconds
+    t_end = clock() + max_seconds
 
     for w in range(warmup_rounds):
         if before_round:
             before_round(-1 - w)
-        for n in names:
-            launches[n]()
+        if w == 0 and guard is not None:
+            _probe_round(launches, events, stream, guard, clock)
+        else:
+            for n in names:
+                launches[n]()
         stream.synchronize()
         if after_round:
             after_round(-1 - w)
+        if w == 0 and guard is not None:
+            guard.after_probe()
 
+    if guard is not None and guard.out_of_time(clock()):
+        guard.too_few_rounds(0, guard.after_probe())
     r = 0
     while r < max_rounds:
         if before_round:
@@ -134,22 +147,71 @@ def measure(launches: dict[str, Callable[[], None]], *, flush_l2: bool = True,
                 flusher(stream)
             if before_window and n in before_window:
                 before_window[n]()
-            start, stop = events[n]
-            start.record(stream)
-            launches[n]()
-            stop.record(stream)
+            _between_events(launches[n], events[n], stream)
         stream.synchronize()
         for n in names:
-            start, stop = events[n]
-            stats[n].samples_ms.append(float(cupy.cuda.get_elapsed_time(start, stop)))
+            stats[n].samples_ms.append(_elapsed_ms(events[n]))
         if after_round:
             after_round(r)
         r += 1
-        if r >= min_rounds and all(s.rse <= target_rse for s in stats.values()):
+        if r >= min_rounds and all_stable(stats, target_rse):
             break
-        if time.perf_counter() >= t_end and r >= min(min_rounds, 5):
+        now = clock()
+        if now >= t_end and r >= min(min_rounds, 5):
             break
+        if guard is not None and guard.out_of_time(now):
+            break
+    if guard is not None:
+        learner, against = stats.get(guard.learner), stats.get(guard.against)
+        ratio = (learner.median_ms / against.median_ms if learner and against and learner.n and against.median_ms > 0
+                 else guard.after_probe())
+        guard.too_few_rounds(r, ratio)
     return stats
+
+
+def all_stable(stats: dict[str, TimingStats], target_rse: float) -> bool:
+    """Every median's relative standard error (``TimingStats.rse``) is at most ``target_rse``: one
+    numpy call over all kernels (paired rounds: equal sample counts), since it runs after every
+    round and per-kernel percentiles cost as much as a short kernel's round."""
+    if not stats:
+        return True
+    samples = np.asarray([s.samples_ms for s in stats.values()], dtype=np.float64)
+    n = samples.shape[1]
+    if n < 4:
+        return False
+    q1, median, q3 = np.percentile(samples, [25, 50, 75], axis=1)
+    rse = 1.2533 * ((q3 - q1) / 1.349) / math.sqrt(n) / np.maximum(median, 1e-12)
+    return bool(np.all(rse <= target_rse))
+
+
+def _probe_round(launches: dict[str, Callable[[], None]], events: dict[str, tuple[Any, Any]], stream: Any,
+                 guard: SlowGuard, clock: Callable[[], float]) -> None:
+    """The first warm-up round with each launch between events: the naive kernel first, the
+    learner's last (not launched at all when its predicted time would not fit the deadline)."""
+    order = [guard.against] + [n for n in launches if n not in (guard.against, guard.learner)] + [guard.learner]
+    order = [n for n in order if n in launches]
+    for n in order:
+        if n == guard.learner and guard.against in launches:
+            stream.synchronize()
+            guard.probe[guard.against] = _elapsed_ms(events[guard.against])
+            guard.before_learner(guard.probe[guard.against], clock())
+        _between_events(launches[n], events[n], stream)
+    stream.synchronize()
+    for n in order:
+        guard.probe[n] = _elapsed_ms(events[n])
+
+
+def _between_events(launch: Callable[[], None], pair: tuple[Any, Any], stream: Any) -> None:
+    start, stop = pair
+    start.record(stream)
+    launch()
+    stop.record(stream)
+
+
+def _elapsed_ms(pair: tuple[Any, Any]) -> float:
+    import cupy
+
+    return float(cupy.cuda.get_elapsed_time(*pair))
 
 
 def speedup(against: TimingStats, learner: TimingStats, *, confidence: float = 0.95,

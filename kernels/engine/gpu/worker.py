@@ -30,16 +30,20 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from typing import Any
 
 from .. import codes
 from ..result import CorrectnessCase, Message, Mismatch, Result, Verdict, safe_number
+from .budget import TooSlow, timing_deadline, too_slow_message
 from .device import set_process_limits, start_device
 from .launching import (
     CudaFault,
     JobFailed,
     Kernel,
+    Launch,
     cuda_error_name,
     cuda_errors,
     fault_message,
@@ -54,32 +58,51 @@ from .protocol import open_stream, send
 
 
 def run_job(job: dict[str, Any], flusher: Any) -> Result:
+    started = time.perf_counter()  # the parent's job limit runs from about now (budget.py)
     exercise = job["exercise"]
     reference = load_reference(exercise["folder"], exercise["id"])
     limits = job["limits"]
     launch_s = float(limits.get("launch_s", 3.0))
     learner = Kernel(job["learner"], exercise)
     result = Result(verdict=Verdict.PASSED, message=Message(codes.PASSED), exercise=exercise["id"])
-    check_correctness(job, reference, learner, result, launch_s)
+    timing_wanted = job.get("do_timing", True) and bool(exercise.get("timing_sizes"))
+    prepared = None
+    if timing_wanted:  # the timing sizes' inputs are made while the GPU checks (one job per process)
+        from .timed_runs import prepare_inputs
+
+        prepared = prepare_inputs(ThreadPoolExecutor(max_workers=1), reference, job)
+    ms_per_work = check_correctness(job, reference, learner, result, launch_s)
     result.message = Message(codes.PASSED, {"sizes": len(exercise["correctness_sizes"])})
-    if not job.get("do_timing", True) or not exercise.get("timing_sizes"):
+    if not timing_wanted:
         return result
 
     from .scoring import summarize
     from .timed_runs import TimingRun, time_one_size
 
     send({"ev": "phase", "name": "timing"})
+    too_slow_ratio = float(limits.get("too_slow_ratio", 20.0))
     run = TimingRun(job=job, exercise=exercise, reference=reference, learner=learner,
                     references={name: Kernel(spec, exercise) for name, spec in job["references"].items()},
-                    flusher=flusher, budget_s=float(limits.get("timing_s", 1.2)) / len(exercise["timing_sizes"]),
-                    launch_limit_s=launch_s, target_rse=float(limits.get("timing_rse", 0.005)), result=result)
-    per_size = [time_one_size(run, sizes, index) for index, sizes in enumerate(exercise["timing_sizes"])]
+                    flusher=flusher, budget_s=float(limits.get("timing_s", 1.2)), prepared=prepared,
+                    launch_limit_s=launch_s, target_rse=float(limits.get("timing_rse", 0.005)), result=result,
+                    too_slow_ratio=too_slow_ratio, ms_per_work=ms_per_work,
+                    deadline=timing_deadline(started, float(limits.get("job_s", 120.0))))
+    try:
+        per_size = [time_one_size(run, sizes, index) for index, sizes in enumerate(exercise["timing_sizes"])]
+    except TooSlow as slow:
+        # correct (every correctness case stays in the Result), but not timed: no speedups, no tiers
+        result.verdict, result.message = Verdict.TOO_SLOW, too_slow_message(slow, too_slow_ratio)
+        return result
     summarize(exercise, per_size, result)
     return result
 
 
-def check_correctness(job: dict[str, Any], reference: Any, learner: Kernel, result: Result, launch_s: float) -> None:
-    """Every correctness size on fresh inputs; the first failure ends the job (JobFailed)."""
+def check_correctness(job: dict[str, Any], reference: Any, learner: Kernel, result: Result,
+                      launch_s: float) -> float | None:
+    """Every correctness size on fresh inputs; the first failure ends the job (JobFailed).
+
+    Returns the learner's milliseconds per unit of work at the correctness size with the most work
+    (CUDA events around its launch), from which its first timed launch is predicted (budget.py)."""
     import cupy
     import numpy as np
 
@@ -89,6 +112,9 @@ def check_correctness(job: dict[str, Any], reference: Any, learner: Kernel, resu
     input_params = [p for p in exercise["params"] if p["role"] == "input"]
     output_param = next(p for p in exercise["params"] if p["role"] == "output")
     send({"ev": "phase", "name": "checking"})
+    works = job.get("correctness_work") or []
+    probe_index = max(range(len(works)), key=works.__getitem__) if works else -1
+    ms_per_work: float | None = None
     for index, sizes in enumerate(exercise["correctness_sizes"]):
         rng = np.random.default_rng([seed, 1, index])
         host = reference.generate_inputs(sizes, rng)
@@ -96,8 +122,12 @@ def check_correctness(job: dict[str, Any], reference: Any, learner: Kernel, resu
         output = cupy.empty(shape_of(output_param, sizes), dtype=cupy.float32)
         poison(output)
         buffers = dict(device, **{output_param["name"]: output})
+        launch = learner.launcher(buffers, sizes)
+        if index == probe_index:
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            launch = _between_events(launch, start, stop)
         try:
-            run_learner_once(learner.launcher(buffers, sizes), "correctness", launch_s)
+            run_learner_once(launch, "correctness", launch_s)
         except CudaFault as fault:
             message = fault_message(fault, sizes)
             result.correctness.append(CorrectnessCase(size=sizes, ok=False, message=message))
@@ -117,7 +147,19 @@ def check_correctness(job: dict[str, Any], reference: Any, learner: Kernel, resu
             result.correctness.append(CorrectnessCase(size=sizes, ok=False, mismatch=mismatch))
             raise JobFailed(_failed(result, Verdict.WRONG_ANSWER, message))
         result.correctness.append(CorrectnessCase(size=sizes, ok=True))
+        if index == probe_index and works[index] > 0:
+            ms_per_work = float(cupy.cuda.get_elapsed_time(start, stop)) / float(works[index])
         del device, output, buffers, host
+    return ms_per_work
+
+
+def _between_events(launch: Launch, start: Any, stop: Any) -> Launch:
+    def timed() -> None:
+        start.record()
+        launch()
+        stop.record()
+
+    return timed
 
 
 def _failed(result: Result, verdict: Verdict, message: Message) -> Result:

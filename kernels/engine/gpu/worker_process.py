@@ -35,11 +35,15 @@ OUTPUT_CAP = 16 * 1024  # bytes of learner device output kept
 @dataclass
 class Limits:
     launch_s: float = 5.0  # one learner launch (correctness)
-    job_s: float = 120.0  # the whole job, start-up excluded
+    # The whole job, start-up excluded: its GPU-time budget (checking and timing). The worker stops
+    # timing before it (budget.py); the parent kills it at it (TIME_LIMIT).
+    job_s: float = field(default_factory=lambda: engine_settings().gpu_job_budget_s)
     start_s: float = 60.0  # a worker's start-up (import CuPy, context, cuBLAS)
     timing_s: float = 0.5  # timing budget per job (split over the timing sizes; stops earlier
     # once every median's relative standard error is under timing_rse)
     timing_rse: float = field(default_factory=lambda: engine_settings().timing_rse)
+    # Timing stops when the learner's kernel is this many times slower than the naive one.
+    too_slow_ratio: float = field(default_factory=lambda: engine_settings().too_slow_ratio)
     printf_bytes: int = 64 * 1024  # device printf FIFO
     heap_bytes: int = 1 << 20  # device malloc heap (the default 8 MiB is not needed)
 
@@ -117,6 +121,13 @@ class Worker:
                 raise RuntimeError(f"worker did not start: {ev}")
             self.ready = ev
             return ev
+
+    def start_warming(self) -> None:
+        """Tell a deferred worker to create its CUDA context now, without waiting for it
+        (``wait_ready`` collects its answer later)."""
+        if not self.warm_sent:
+            self._send(b"warm\n")
+            self.warm_sent = True
 
     def alive(self) -> bool:
         return self.proc.poll() is None
