@@ -64,7 +64,8 @@ COUNTER_TEXTS = {
     "dram_bytes_write": (_("DRAM bytes written"), _("%(value)s bytes went to device memory."),
                          ("04-naive-vs-tiled-gemm",
                           {"en": "Counting loads: arithmetic intensity", "ko": "Load 세기: arithmetic intensity"})),
-    "sm_throughput_pct": (_("SM throughput"), _("%(value)s%% of the SMs' peak issue rate was used."),
+    "sm_throughput_pct": (_("SM throughput"), _(
+        "The busiest part of the SMs (instruction issue or one execution pipe) ran at %(value)s%% of its peak."),
                           ("05-register-tiling-tensor-cores",
                            {"en": "Beyond the shared-memory tile", "ko": "Shared memory tile 너머로"})),
 }

@@ -6,8 +6,9 @@
 // Changed from 03: a thread no longer owns one element of C but 8 elements stacked in one
 // column (TM = 8). In the inner loop it loads ONE value of B from shared memory into a register
 // and reuses it for 8 FMAs against 8 values of A (which are the same for the whole warp, so
-// they are broadcasts). Why it should be faster: the 8 A values lie side by side, so the SASS
-// reads them with 16-byte loads: 0.375 shared loads per FMA instead of 03's 1.25, and the
+// they are broadcasts). Why it should be faster: each row of the A tile holds the 8 k of a slice
+// side by side, so the SASS reads a row with two 16-byte loads (the unrolled k loop needs them
+// all): 0.375 shared loads per FMA instead of 03's 1.25, and the
 // 8 independent accumulators give the scheduler instruction-level
 // parallelism. The block tile grows to 64×64 so each tile load is reused by more outputs.
 // 512 threads: thread t owns column t%64 and rows (t/64)*8 .. +7 of the block tile.

@@ -94,7 +94,7 @@ def test_course_index_shows_the_five_lessons_as_the_track_then_going_further(cli
     core, further = page[:cut], page[cut:]
     assert re.findall(r'data-lesson-slug="([a-z0-9-]+)"', core) == CORE
     assert re.findall(r'data-lesson-slug="([a-z0-9-]+)"', further) == FURTHER
-    lead = {"en": "A second track for after the course", "ko": "코스를 마친 뒤의 두 번째 트랙이에요"}[lang]
+    lead = {"en": "Two lessons for after the first five: Tensor Cores", "ko": "처음 다섯 레슨 다음에 볼 두 레슨이에요"}[lang]
     assert lead in further
     assert {"en": "5 lessons", "ko": "레슨 5개"}[lang] in core       # the track's own count in the hero
 
