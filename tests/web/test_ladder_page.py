@@ -166,17 +166,17 @@ def test_ladder_page_lists_every_rung_with_source_numbers_and_chart(client_for, 
             assert 'class="code__copy"' in fragment.text and '<span class="k">' in fragment.text  # Pygments + copy
         assert client.get(f"/{lang}/ladder/source/99_nope").status_code == 404
     # the newest run is shown (no MKC_RESULTS_GPU), the other GPU's run is named beside it
-    # (H100's: its references of 2026-11-25 are the newest results; H200's ladder is as new, its references older)
-    assert "NVIDIA H100 80GB HBM3" in html and "2026-11-25" in html
+    # (H100's: its ladder and references of 2026-11-26 are the newest results; H200's are older)
+    assert "NVIDIA H100 80GB HBM3" in html and "2026-11-26" in html
     assert re.search(r"(Also measured|다른 GPU에서도 측정했어요): NVIDIA H200 \(2026-11-25\)", html)
     assert "cuBLAS SGEMM" in html and "cuBLAS HGEMM" in html
     overview = _svgs(html[html.index('class="measured ladder__chart"'):])[0]
     bars = _bars(overview)
     assert [b.get("data-label") for b in bars] == [r.stem for r in RUNGS]   # one bar per rung, in order
     lines = [el for el in overview.iter(SVG_NS + "line") if "chart__line" in el.get("class", "")]
-    # SGEMM's line only: that file timed cuBLAS without a graph, and HGEMM's 0.22 ms at 4096 holds
-    # host dispatch (only times of 1 ms or more are trusted then); SGEMM's 2.7 ms is trusted
-    assert len([el for el in lines if el.find(SVG_NS + "title") is not None]) == 1
+    # both cuBLAS lines: the H100's newest ladder (2026-11-26) timed cuBLAS with the GPU-side hold,
+    # so its HGEMM times are trusted too (an older file's short HGEMM times were not)
+    assert len([el for el in lines if el.find(SVG_NS + "title") is not None]) == 2
     assert f'href="/{lang}/ladder"' in html                                # the nav link
     assert ("GEMM 사다리" if lang == "ko" else "GEMM ladder") in html
 
@@ -239,7 +239,7 @@ def test_lessons_render_measured_chart_and_ladder_block(client_for, lang, slug, 
     assert len(drawings) == 2
     for svg in drawings:
         assert [b.get("data-label") for b in _bars(svg)] == [r.stem for r in RUNGS if r.number in rungs]
-    assert "NVIDIA H100 80GB HBM3" in embed and "2026-11-25" in embed
+    assert "NVIDIA H100 80GB HBM3" in embed and "2026-11-26" in embed
     assert f'<a href="/{lang}/ladder">' in embed
 
 
@@ -294,8 +294,8 @@ def test_the_grading_gpus_numbers_are_shown_with_the_others_beside_them(tmp_path
         ladder = client.get(f"/{lang}/ladder").text
         lesson = client.get(f"/{lang}/lessons/naive-vs-tiled-gemm").text
     # the ladder shows H200's run of 2026-11-25, the lesson H200's references of 2026-11-22; the
-    # H100's newest are its ladder of 2026-11-25 and its references of 2026-11-26 (hgemm's)
-    for html, date, h100 in ((ladder, "2026-11-25", "2026-11-25"), (lesson, "2026-11-22", "2026-11-26")):
+    # H100's newest are its ladder of 2026-11-26 and its references of 2026-11-26 (hgemm's)
+    for html, date, h100 in ((ladder, "2026-11-25", "2026-11-26"), (lesson, "2026-11-22", "2026-11-26")):
         assert re.search(rf"NVIDIA H200(에서 측정)? · {date}", html) and f"NVIDIA H100 80GB HBM3 ({h100})" in html
         assert "NVIDIA H100 80GB HBM3 ·" not in html
 
