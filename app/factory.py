@@ -29,6 +29,8 @@ from app.core.proxies import add_proxy_headers
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
+from app.lti.admin import router as lti_admin_router
+from app.lti.routes import router as lti_router
 from app.notifications.routes import router as notifications_router
 from app.profile.routes import router as profile_router
 from app.progress.routes import router as progress_api_router
@@ -144,6 +146,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(notifications_router)
     app.include_router(reports_router)
     app.include_router(ladder_router)  # /{lang}/ladder
+    app.include_router(lti_router)  # /lti/login, /lti/launch, /lti/jwks and the pages a launch leads to
+    app.include_router(lti_admin_router)  # /{lang}/admin/lti
     submissions.install(app)  # /api/exercises/{id}/submissions, /api/submissions/{id}[/events]
     from app.graders.api import router as graders_api_router
     from app.graders.pages import router as graders_pages_router

@@ -1,0 +1,205 @@
+"""The LTI endpoints an LMS calls (login, launch, JWKS) and the pages a launch leads to.
+
+Flow: the LMS sends the browser to /lti/login; we answer with a redirect to the LMS's authorisation URL
+(state in a cookie, nonce stored); the LMS posts the signed id_token to /lti/launch; pylti1p3 verifies
+it (app/lti/verify.py) and we answer with a page the LMS can frame. Signing in happens on the next,
+first-party page (app/lti/handoff.py explains why).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Depends, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from pylti1p3.deep_link import DeepLink
+from pylti1p3.deep_link_resource import DeepLinkResource
+from sqlalchemy.orm import Session
+
+from app.accounts import auth as authn
+from app.accounts.deps import current_auth, db_session, verify_csrf
+from app.accounts.models import User
+from app.accounts.views import account_context, render
+from app.core.bodies import make_router
+from app.core.errors import AppError
+from app.lti import courses, handoff, identity, keys, resources, verify
+from app.lti.claims import Launch
+from app.lti.framing import allow_lms_frame
+from app.lti.messages import LtiError
+from app.lti.models import LtiPlatform
+from app.lti.tool_config import registration_for
+
+router = make_router()
+INSTRUCTING = ("instructor", "grader")
+
+
+async def _params(request: Request) -> dict[str, Any]:
+    params: dict[str, Any] = dict(request.query_params)
+    if request.method == "POST":
+        params.update((k, v) for k, v in (await request.form()).items() if isinstance(v, str))
+    return params
+
+
+def _lang(request: Request) -> str:
+    return request.app.state.settings.default_language
+
+
+def _refused(request: Request, exc: AppError, lang: str) -> HTMLResponse:
+    """The refusal as a page the LMS may frame (the site's own error page may not be framed)."""
+    context = account_context(request, lang, "/", None)
+    context.update(status=exc.status, error_text=exc.message(lang))
+    return allow_lms_frame(render(request, "accounts/message.html", context, status=exc.status))  # type: ignore[return-value]
+
+
+# ---- what the LMS calls ----------------------------------------------------------------------------
+
+@router.get("/lti/jwks", name="lti_jwks", include_in_schema=False)
+def jwks(db: Session = Depends(db_session)) -> JSONResponse:
+    """Our public keys; the platform verifies our client assertions and Deep Linking answers with them."""
+    published = keys.jwks(db)
+    if not published["keys"]:  # first call ever: make the key now, so the LMS can be set up at once
+        keys.signing_key(db)
+        db.commit()
+        published = keys.jwks(db)
+    return JSONResponse(published, headers={"Cache-Control": "max-age=300"})
+
+
+@router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login_endpoint", include_in_schema=False)
+async def login(request: Request, db: Session = Depends(db_session)) -> Response:
+    params = await _params(request)
+    try:
+        response = verify.login(request, params, db, str(request.url_for("lti_launch")))
+    except LtiError as exc:
+        db.rollback()
+        return _refused(request, exc, _lang(request))
+    db.commit()
+    return response
+
+
+@router.post("/lti/launch", name="lti_launch", include_in_schema=False)
+async def launch(request: Request, db: Session = Depends(db_session)) -> Response:
+    params = await _params(request)
+    lang = _lang(request)
+    try:
+        message, body, platform = verify.launch(request, params, db)
+        claims = Launch.from_claims(body, lang)
+        lang = claims.lang
+        if not claims.subject:
+            raise LtiError("launch_invalid", status=400)
+        if message.is_deep_link_launch():
+            response = _deep_link_picker(request, db, platform, claims, body)
+        else:
+            response = _resource_launch(request, db, platform, claims)
+    except LtiError as exc:
+        db.rollback()
+        return _refused(request, exc, lang)
+    db.commit()
+    return response
+
+
+def _resource_launch(request: Request, db: Session, platform: LtiPlatform, claims: Launch) -> Response:
+    if resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang) is None:
+        raise LtiError("unknown_resource", status=404)
+    courses.context_for(db, platform.id, claims)
+    token = handoff.issue(db, platform.id, claims)
+    target = f"/{claims.lang}/lti/continue/{token}"
+    if claims.document_target == "window":  # already a window of its own: go straight on
+        return RedirectResponse(target, status_code=303)
+    context = account_context(request, claims.lang, "/", None)
+    context.update(continue_url=target, title=claims.resource_link_title or claims.context_title)
+    return allow_lms_frame(render(request, "lti/launch.html", context))
+
+
+def _deep_link_picker(request: Request, db: Session, platform: LtiPlatform, claims: Launch,
+                      body: dict[str, Any]) -> Response:
+    if claims.role not in INSTRUCTING:
+        raise LtiError("not_instructor", status=403)
+    settings = body.get("https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings") or {}
+    deployment = body.get("https://purl.imsglobal.org/spec/lti/claim/deployment_id")
+    token = handoff.issue(db, platform.id, claims, {"deep_link": settings, "deployment_id": deployment})
+    context = account_context(request, claims.lang, "/", None)
+    context.update(token=token, choices=resources.choices(request.app.state.catalog.snapshot(), claims.lang))
+    return allow_lms_frame(render(request, "lti/pick.html", context))
+
+
+@router.post("/lti/deep-link", include_in_schema=False)
+async def deep_link_answer(request: Request, db: Session = Depends(db_session)) -> Response:
+    """The instructor's pick, signed and posted back to the LMS (a form the browser submits)."""
+    params = await _params(request)
+    lang = _lang(request)
+    try:
+        platform_id, claims, extra = handoff.take(db, str(params.get("token", "")))
+        lang = claims.lang
+        picked = str(params.get("resource", ""))
+        snapshot = request.app.state.catalog.snapshot()
+        choice = next((c for c in resources.choices(snapshot, lang) if c.resource == picked), None)
+        platform = db.get(LtiPlatform, platform_id)
+        settings = extra.get("deep_link") or {}
+        return_url = settings.get("deep_link_return_url") if isinstance(settings, dict) else None
+        if choice is None or platform is None or not isinstance(return_url, str):
+            raise LtiError("unknown_resource", status=404)
+        item = (DeepLinkResource().set_url(str(request.url_for("lti_launch"))).set_title(choice.title)
+                .set_custom_params({"resource": choice.resource}))
+        answer = DeepLink(registration_for(db, platform), str(extra.get("deployment_id", "")), settings)  # type: ignore[arg-type]
+        jwt_value = answer.get_response_jwt([item])
+    except LtiError as exc:
+        db.rollback()
+        return _refused(request, exc, lang)
+    db.commit()
+    context = account_context(request, lang, "/", None)
+    context.update(return_url=return_url, jwt=jwt_value, title=choice.title)
+    return allow_lms_frame(render(request, "lti/deep_link_return.html", context), form_target=return_url)
+
+
+# ---- the first-party pages a launch leads to ------------------------------------------------------
+
+def _sign_in_and_go(request: Request, db: Session, user_id: int, platform_id: int, claims: Launch) -> Response:
+    user = db.get(User, user_id)
+    if user is None:  # the account was deleted between the launch and this page
+        raise LtiError("handoff_used", status=410)
+    context = courses.context_for(db, platform_id, claims)
+    if context is not None:
+        courses.set_member(db, context, claims.subject, role=claims.role, name=claims.name, user_id=user_id)
+    target = resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang) or f"/{claims.lang}/"
+    cfg = request.app.state.accounts
+    token, _ = authn.start_session(db, user, cfg.session_ttl, request.headers.get("user-agent", ""))
+    db.commit()
+    response = RedirectResponse(target, status_code=303)
+    authn.set_session_cookie(response, request, token, cfg.session_ttl)
+    return response
+
+
+@router.get("/{lang:lang}/lti/continue/{token}", include_in_schema=False)
+def continue_page(lang: str, token: str, request: Request, auth=Depends(current_auth),
+                  db: Session = Depends(db_session)) -> Response:
+    platform_id, claims, _ = handoff.peek(db, token)
+    known = identity.user_for(db, platform_id, claims.subject)
+    if known is not None:
+        handoff.take(db, token)
+        return _sign_in_and_go(request, db, known.id, platform_id, claims)
+    context = account_context(request, lang, f"/lti/continue/{token}", auth)
+    context.update(token=token, lms_name=claims.name)
+    return render(request, "lti/choose.html", context)
+
+
+@router.post("/{lang:lang}/lti/continue/{token}/new", include_in_schema=False)
+def continue_new(lang: str, token: str, request: Request, db: Session = Depends(db_session)) -> Response:
+    """A new account for the LMS user. The one-time token in the path is what proves this request came
+    from the launch (a forged request cannot know it)."""
+    platform_id, claims, _ = handoff.take(db, token)
+    if identity.user_for(db, platform_id, claims.subject) is not None:
+        raise LtiError("identity_taken", status=409)
+    user = identity.create_account(db, platform_id, claims.subject, claims.name)
+    return _sign_in_and_go(request, db, user.id, platform_id, claims)
+
+
+@router.post("/{lang:lang}/lti/continue/{token}/link", include_in_schema=False)
+async def continue_link(lang: str, token: str, request: Request, auth=Depends(current_auth),
+                        db: Session = Depends(db_session)) -> Response:
+    """Links the LMS user to the account signed in here: only on that account's own request (its CSRF
+    token), never because a name or e-mail matches."""
+    if auth is None:
+        return RedirectResponse(f"/{lang}/signin?next=/{lang}/lti/continue/{token}", status_code=303)
+    verify_csrf(request, auth, (await request.form()).get("csrf_token"))
+    platform_id, claims, _ = handoff.take(db, token)
+    identity.link(db, platform_id, claims.subject, auth.user)
+    return _sign_in_and_go(request, db, auth.user.id, platform_id, claims)
