@@ -21,6 +21,7 @@ from app.accounts.models import User
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
 from app.core.errors import AppError
+from app.i18n.requests import preferred_language
 from app.lti import courses, handoff, identity, keys, resources, verify
 from app.lti.claims import Launch
 from app.lti.framing import allow_lms_frame
@@ -40,7 +41,9 @@ async def _params(request: Request) -> dict[str, Any]:
 
 
 def _lang(request: Request) -> str:
-    return request.app.state.settings.default_language
+    """The language of a refusal that comes before the token is trusted: the browser's (cookie,
+    Accept-Language), not the token's locale claim."""
+    return preferred_language(request, request.app.state.settings.default_language)
 
 
 def _refused(request: Request, exc: AppError, lang: str) -> HTMLResponse:
