@@ -50,10 +50,16 @@ def _exercises(request: Request, lang: str) -> dict[str, tuple[str, str | None]]
 
 def _verdict_items(request: Request, items: list, lang: str) -> dict[int, dict]:
     """notification id -> {text, note, link} for the verdict changes among ``items``, in ``lang``."""
-    exercises = _exercises(request, lang) if any(n.review for n in items) else {}
+    exercises = _exercises(request, lang) if any(n.review or n.strike for n in items) else {}
     out = {}
     for n in items:
-        if n.review:
+        if n.strike:
+            title, _page = exercises.get(n.strike["exercise"], (None, None))
+            board = f"/{lang}/boards/{n.strike['exercise']}"
+            if n.strike.get("class_id"):
+                board = f"/{lang}/classes/{n.strike['class_id']}/boards/{n.strike['exercise']}"
+            out[n.id] = {"text": service.strike_text(n, lang, title), "note": n.strike["note"], "link": board}
+        elif n.review:
             title, page = exercises.get(n.review["exercise"], (None, None))
             out[n.id] = {"text": service.verdict_text(n, lang, title), "note": n.review["note"],
                          "link": f"{page}?submission={n.review['submission']}" if page else None}
@@ -69,9 +75,10 @@ def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth
     verdicts = _verdict_items(request, items, lang)
     return JSONResponse({"unread": service.unread_count(db, auth.user), "mode": service.mode_for(db, auth.user.id),
                          "notifications": [{"id": n.id, "kind": n.kind, "actor": n.actor, "lesson": n.lesson_slug,
-                                            "comment_id": n.comment_id, "lang": n.lang if n.review is None else lang,
+                                            "comment_id": n.comment_id, "lang": n.lang if n.review is None and n.strike is None else lang,
                                             "read": n.read, "created_at": n.created_at.isoformat() + "Z",
-                                            **({"review": n.review, **verdicts[n.id]} if n.id in verdicts else {})}
+                                            **({"review": n.review, **verdicts[n.id]} if n.review else {}),
+                                            **({"strike": n.strike, **verdicts[n.id]} if n.strike else {})}
                                            for n in items]},
                         headers={"Cache-Control": "no-store"})
 

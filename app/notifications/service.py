@@ -1,7 +1,8 @@
 """Who hears about a new comment or a changed verdict, and reading the bell.
 
 A grader's override of a submission's verdict notifies the submission's author ("verdict"),
-whatever their comment setting says: it changes their own result, XP and achievements. The
+whatever their comment setting says: it changes their own result, XP and achievements. So does a
+grader striking their entry from the leaderboards ("strike", app/classes/boards.py). The
 text is written when it is read, in the reader's language, and carries the grader's note.
 
 A new comment notifies the author of the comment it answers ("reply") and everyone following
@@ -18,6 +19,8 @@ from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.classes import boards
+from app.classes.models import BoardStrike
 from app.comments import service as comments
 from app.comments.models import Comment, CommentFollow, CommentThread
 from app.core.clock import utcnow
@@ -78,10 +81,21 @@ def verdict_changed(db: Session, review: SubmissionReview, learner_id: int) -> b
                        actor_id=review.grader_id, kind="verdict", created_at=utcnow()) is not None
 
 
+def board_struck(db: Session, strike: BoardStrike, learner_id: int) -> bool:
+    """The notification of a grader striking a leaderboard entry (one per strike, by the unique key)."""
+    if strike.grader_id == learner_id:
+        return False
+    return insert_once(db, Notification, user_id=learner_id, strike_id=strike.id, comment_id=None,
+                       actor_id=strike.grader_id, kind="strike", created_at=utcnow()) is not None
+
+
+boards.STRUCK.append(board_struck)  # app.classes.boards.strike calls it for every new strike
+
+
 def _visible(query):
-    """Only notifications that can still be read: a verdict change, or a comment not hidden or deleted."""
+    """Only notifications that can still be read: a verdict change, a strike, or a comment not hidden or deleted."""
     return query.outerjoin(Comment, Comment.id == Notification.comment_id).where(or_(
-        Notification.review_id.is_not(None),
+        Notification.review_id.is_not(None), Notification.strike_id.is_not(None),
         and_(Comment.id.is_not(None), Comment.hidden_at.is_(None), Comment.deleted_at.is_(None))))
 
 
@@ -102,28 +116,37 @@ class NotificationView:
     read: bool
     # a verdict change: submission, exercise, before, after, note (the grader's reason), xp_delta
     review: dict[str, Any] | None = field(default=None)
+    # a leaderboard strike: submission, exercise, note (the grader's reason), grader
+    strike: dict[str, Any] | None = field(default=None)
 
 
 def recent(db: Session, user: User, limit: int = 50) -> list[NotificationView]:
     from app.submissions.models import Submission, SubmissionReview
 
+    struck = Submission.__table__.alias("struck_submission")
     rows = db.execute(_visible(select(Notification, Comment.lang, CommentThread.lesson_slug, User.username,
-                                      SubmissionReview, Submission.exercise_id).select_from(Notification))
+                                      SubmissionReview, Submission.exercise_id, BoardStrike, struck.c.exercise_id)
+                               .select_from(Notification))
                       .outerjoin(CommentThread, CommentThread.id == Comment.thread_id)
                       .outerjoin(User, User.id == Notification.actor_id)
                       .outerjoin(SubmissionReview, SubmissionReview.id == Notification.review_id)
                       .outerjoin(Submission, Submission.id == SubmissionReview.submission_id)
+                      .outerjoin(BoardStrike, BoardStrike.id == Notification.strike_id)
+                      .outerjoin(struck, struck.c.id == BoardStrike.submission_id)
                       .where(Notification.user_id == user.id)
                       .order_by(Notification.created_at.desc(), Notification.id.desc()).limit(limit))
     out = []
-    for n, lang, slug, actor, review, exercise_id in rows:
-        about = None
+    for n, lang, slug, actor, review, exercise_id, strike, struck_exercise in rows:
+        about = struck_entry = None
+        if strike is not None:
+            struck_entry = {"submission": strike.submission_id, "exercise": struck_exercise, "note": strike.reason,
+                            "grader": strike.grader_name or actor, "class_id": strike.class_id}
         if review is not None:
             about = {"submission": review.submission_id, "exercise": exercise_id, "before": review.verdict_before,
                      "after": review.verdict_after, "note": review.reason, "xp_delta": review.xp_delta,
                      "grader": review.grader_name or actor}
         out.append(NotificationView(n.id, n.kind, actor, slug, n.comment_id, lang, n.created_at,
-                                    n.read_at is not None, about))
+                                    n.read_at is not None, about, struck_entry))
     return out
 
 
@@ -141,6 +164,15 @@ def verdict_text(view: NotificationView, lang: str, exercise_title: str | None =
     if about.get("xp_delta"):
         text += " " + _("Your XP changed by %(xp)s.") % {"xp": f"{about['xp_delta']:+d}"}
     return text
+
+
+def strike_text(view: NotificationView, lang: str, exercise_title: str | None = None) -> str:
+    """The sentence of a strike notification in ``lang`` (the grader's reason is shown beside it)."""
+    from app.i18n import gettext_for
+
+    about = view.strike or {}
+    return gettext_for(lang)("A grader removed your submission #%(id)s (%(exercise)s) from the leaderboards.") % {
+        "id": about.get("submission"), "exercise": exercise_title or about.get("exercise")}
 
 
 def mark_read(db: Session, user: User, notification_id: int) -> bool:

@@ -2,14 +2,14 @@
 LMS courses and their members.
 
 Revision ID: 0016_lti
-Revises: 0012_verdict_override_flow
+Revises: 0015_classes
 Create Date: 2026-11-26
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0016_lti"
-down_revision = "0012_verdict_override_flow"
+down_revision = "0015_classes"
 branch_labels = None
 depends_on = None
 

@@ -127,7 +127,7 @@ def test_migration_goes_down_and_up(db_url):
     config = alembic_config(engine)
     with engine.begin() as conn:
         config.attributes["connection"] = conn
-        command.downgrade(config, "0012_verdict_override_flow")
+        command.downgrade(config, "0015_classes")
     assert "lti_platform" not in inspect(engine).get_table_names()
     upgrade_to_head(engine)
     assert {"lti_platform", "lti_key", "lti_identity", "lti_member"} <= set(inspect(engine).get_table_names())
