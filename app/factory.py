@@ -30,6 +30,7 @@ from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
 from app.lti.admin import router as lti_admin_router
+from app.lti.course_routes import router as lti_course_router
 from app.lti.routes import router as lti_router
 from app.notifications.routes import router as notifications_router
 from app.profile.routes import router as profile_router
@@ -148,6 +149,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(ladder_router)  # /{lang}/ladder
     app.include_router(lti_router)  # /lti/login, /lti/launch, /lti/jwks and the pages a launch leads to
     app.include_router(lti_admin_router)  # /{lang}/admin/lti
+    app.include_router(lti_course_router)  # /{lang}/lti/courses/{id}: an LMS course's class, roster sync, grades sent
     submissions.install(app)  # /api/exercises/{id}/submissions, /api/submissions/{id}[/events]
     from app.graders.api import router as graders_api_router
     from app.graders.pages import router as graders_pages_router

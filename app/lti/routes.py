@@ -162,7 +162,12 @@ def _sign_in_and_go(request: Request, db: Session, user_id: int, platform_id: in
     context = courses.context_for(db, platform_id, claims)
     if context is not None:
         courses.set_member(db, context, claims.subject, role=claims.role, name=claims.name, user_id=user_id)
+        course_class = courses.class_for(db, context, claims.role, user, claims.lang)
+        if course_class is not None:
+            courses.join_class(db, course_class, user, claims.role)
     target = resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang) or f"/{claims.lang}/"
+    if claims.resource is None and claims.role in INSTRUCTING and context is not None:
+        target = f"/{claims.lang}/lti/courses/{context.id}"  # the course's page: roster and grades sent
     cfg = request.app.state.accounts
     token, _ = authn.start_session(db, user, cfg.session_ttl, request.headers.get("user-agent", ""))
     db.commit()

@@ -97,7 +97,7 @@ async def plain_request(request: Request) -> PlainRequest:
     form = {k: v[0] for k, v in parse_qs(body.decode()).items()} if "form" in content_type else {}
     payload = json.loads(body) if body and "json" in content_type else None
     return PlainRequest({"method": request.method, "form_data": form, "get_data": dict(request.query_params),
-                         "headers": dict(request.headers), "content_type": content_type,
+                         "headers": request.headers, "content_type": content_type,
                          "path": request.url.path, "json": payload})
 
 

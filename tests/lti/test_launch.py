@@ -125,3 +125,27 @@ def test_linking_without_the_accounts_own_csrf_token_is_refused(lms):
                                                 "password2": PASSWORD, "tz": "UTC", "next": "/en/"})
     forged = browser.post(lms.tool + link + "/link", data={"csrf_token": "guess"}, follow_redirects=False)
     assert forged.status_code == 403
+
+
+def test_the_instructors_first_launch_creates_the_class_and_earlier_learners_join_it(lms):
+    from app.accounts.models import User
+    from app.classes.models import ClassMember, CourseClass
+
+    early = lms.browser()
+    page = lms.launch(early, "early", LaunchPlan(Person("lms-early", "Early", [LEARNER])))
+    early.post(lms.tool + continue_url(page) + "/new")
+    with lms.db() as db:  # a learner's launch creates no class
+        assert db.scalar(select(CourseClass.id)) is None
+    for hint, person in [("teach", Person("lms-t", "Teacher", [INSTRUCTOR])),
+                         ("ta", Person("lms-ta", "Assistant", [INSTRUCTOR, TEACHING_ASSISTANT])),
+                         ("late", Person("lms-late", "Late", [LEARNER]))]:
+        browser = lms.browser()
+        page = lms.launch(browser, hint, LaunchPlan(person))
+        browser.post(lms.tool + continue_url(page) + "/new")
+    with lms.db() as db:
+        [course] = db.scalars(select(CourseClass)).all()
+        assert course.name == "CUDA 101"
+        assert course.external_id.startswith("lti:") and course.external_id.endswith(":course-101")
+        roles = dict(db.execute(select(User.username, ClassMember.role).join(User, User.id == ClassMember.user_id)
+                                .where(ClassMember.class_id == course.id)).all())
+    assert roles == {"Teacher": "instructor", "Assistant": "grader", "Early": "learner", "Late": "learner"}
