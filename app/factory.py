@@ -29,6 +29,7 @@ from app.core.proxies import add_proxy_headers
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
+from app.lti import passback as lti_passback
 from app.lti.admin import router as lti_admin_router
 from app.lti.course_routes import router as lti_course_router
 from app.lti.routes import router as lti_router
@@ -92,9 +93,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
             app.state.submissions.enqueue = Enqueuer(settings.resolved_database_url)
         submissions.start(app)  # the grading dispatcher (a thread; see app/submissions/dispatcher.py)
+        # LMS grade passback (app/lti/passback.py): changed scores go to connected LMSes
+        passback = asyncio.create_task(lti_passback.run_forever(app)) if settings.lti_passback_seconds > 0 else None
         try:
             yield
         finally:
+            if passback is not None:
+                passback.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await passback
             await run_in_threadpool(submissions.stop, app)
             flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):

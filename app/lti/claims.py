@@ -79,13 +79,16 @@ class Launch:
     context_title: str
     resource: str | None
     memberships_url: str | None
+    lineitems_url: str | None
+    ags_scopes: str
     document_target: str
     message_type: str
     resource_link_title: str
 
     @classmethod
     def from_claims(cls, body: dict[str, Any], default_lang: str) -> Launch:
-        context, nrps = _object(body, LTI + "context"), _object(body, NRPS_CLAIM)
+        context, nrps, ags = _object(body, LTI + "context"), _object(body, NRPS_CLAIM), _object(body, AGS_CLAIM)
+        scopes = [s for s in ags.get("scope") or [] if isinstance(s, str)] if isinstance(ags.get("scope"), list) else []
         presentation, link = _object(body, LTI + "launch_presentation"), _object(body, LTI + "resource_link")
         name = body.get("name") or " ".join(str(body.get(k, "")) for k in ("given_name", "family_name")).strip()
         return cls(
@@ -97,6 +100,8 @@ class Launch:
             context_title=str(context.get("title") or context.get("label") or "")[:255],
             resource=resource(body),
             memberships_url=str(nrps["context_memberships_url"])[:500] if nrps.get("context_memberships_url") else None,
+            lineitems_url=str(ags["lineitems"])[:500] if isinstance(ags.get("lineitems"), str) else None,
+            ags_scopes=" ".join(scopes)[:500],
             document_target=str(presentation.get("document_target", "")),
             message_type=str(body.get(LTI + "message_type", "")),
             resource_link_title=str(link.get("title") or "")[:200],

@@ -25,6 +25,8 @@ def add_parser(sub) -> None:
     reg.set_defaults(func=cmd_register)
     lti_sub.add_parser("list", help="the registered platforms and their deployment ids").set_defaults(func=cmd_list)
     lti_sub.add_parser("rotate-key", help="retire our key pair and make a new one").set_defaults(func=cmd_rotate)
+    lti_sub.add_parser("send-scores", help="one grade passback pass: find changed scores, send the due ones"
+                       ).set_defaults(func=cmd_send_scores)
 
 
 @contextlib.contextmanager
@@ -80,4 +82,22 @@ def cmd_rotate(args: argparse.Namespace) -> int:
         key = keys.rotate(db)
         db.commit()
         print(f"new key id {key.kid}")
+    return 0
+
+
+def cmd_send_scores(args: argparse.Namespace) -> int:
+    from app.core.config import Settings
+    from app.core.db import make_engine, make_session_factory
+    from app.core.migrate import upgrade_to_head
+    from app.lessons.exercises import ExerciseInfoCache
+    from app.lti import passback
+
+    settings = Settings()
+    engine = make_engine(settings.resolved_database_url)
+    upgrade_to_head(engine)
+    try:
+        sent = passback.run_pass(make_session_factory(engine), ExerciseInfoCache(settings.kernels_dir))
+    finally:
+        engine.dispose()
+    print(f"tried {sent} sends")
     return 0

@@ -13,7 +13,7 @@ from app.classes.models import CourseClass
 from app.classes.permissions import class_can
 from app.core.bodies import make_router
 from app.core.ids import RowId
-from app.lti import courses, roster_sync
+from app.lti import courses, passback_status, roster_sync
 from app.lti.messages import LtiError
 from app.lti.models import LtiContext, LtiPlatform
 
@@ -39,6 +39,7 @@ def course_page(lang: str, context_pk: RowId, request: Request, synced: int | No
     context, course_class = _course(db, context_pk, auth, "roster.view")
     page = account_context(request, lang, f"/lti/courses/{context_pk}", auth)
     page.update(context=context, course_class=course_class, members=courses.members(db, context.id),
+                scores=passback_status.for_course(db, context.id),
                 can_sync=class_can(auth.user.role, roster.member_role(db, course_class.id, auth.user.id),
                                    "roster.manage"), synced=synced)
     return render(request, "lti/course.html", page)

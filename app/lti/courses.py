@@ -36,6 +36,8 @@ def context_for(db: Session, platform_id: int, launch: Launch) -> LtiContext | N
         row.title = launch.context_title
     if launch.memberships_url:
         row.memberships_url = launch.memberships_url
+    if launch.lineitems_url:
+        row.lineitems_url, row.ags_scopes = launch.lineitems_url, launch.ags_scopes
     db.flush()
     return row
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.clock import utcnow
@@ -95,6 +95,9 @@ class LtiContext(Base):
     title: Mapped[str] = mapped_column(String(255), default="")
     # the Names and Role Provisioning Services URL from the latest launch (roster sync)
     memberships_url: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    # the Assignment and Grade Services line items URL from the latest launch (grade passback)
+    lineitems_url: Mapped[str | None] = mapped_column(String(500), nullable=True)
+    ags_scopes: Mapped[str] = mapped_column(String(500), default="")  # the scopes the LMS granted, space-separated
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
 
 
@@ -112,3 +115,48 @@ class LtiMember(Base):
     role: Mapped[str] = mapped_column(String(16))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     synced_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class LtiLineItem(Base):
+    """The LMS gradebook column of one of the class's assignments (its URL at the platform)."""
+
+    __tablename__ = "lti_line_item"
+    __table_args__ = (UniqueConstraint("context_id", "assignment_id", name="uq_lti_line_item_context_assignment"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    context_id: Mapped[int] = mapped_column(ForeignKey("lti_context.id", ondelete="CASCADE"), index=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignment.id", ondelete="CASCADE"), index=True)
+    url: Mapped[str] = mapped_column(String(500))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class LtiScore(Base):
+    """A learner's score on one assignment as the LMS should have it: the outbox of grade passback.
+
+    One row per (course, assignment, learner). A change bumps ``version``; a sender claims the row
+    with a lease (compare-and-set, like the submissions queue), posts that version's score, and records
+    ``sent_version`` only under its own lease. A failure keeps the row pending with a later
+    ``next_try_at``: retried, never dropped. Because a row holds only the latest score and its
+    timestamp, a late retry can never put an older score over a newer one.
+    """
+
+    __tablename__ = "lti_score"
+    __table_args__ = (UniqueConstraint("context_id", "assignment_id", "user_id", name="uq_lti_score_ctx_asg_user"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    context_id: Mapped[int] = mapped_column(ForeignKey("lti_context.id", ondelete="CASCADE"), index=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignment.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    subject: Mapped[str] = mapped_column(String(255))  # the learner's LMS user id
+    score: Mapped[float] = mapped_column(Float)
+    out_of: Mapped[float] = mapped_column(Float)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    changed_at: Mapped[dt.datetime] = mapped_column(DateTime)  # the score's timestamp sent to the LMS
+    sent_version: Mapped[int] = mapped_column(Integer, default=0)
+    sent_score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sent_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)  # failed sends since the last success
+    last_error: Mapped[str] = mapped_column(String(200), default="")
+    next_try_at: Mapped[dt.datetime] = mapped_column(DateTime, index=True)
+    lease_owner: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    lease_expires_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)

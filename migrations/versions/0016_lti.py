@@ -1,5 +1,5 @@
 """LTI 1.3 tool: platform registrations, deployments, our key pairs, launch state, LMS identities,
-LMS courses and their members.
+LMS courses and their members, line items and the grade passback outbox.
 
 Revision ID: 0016_lti
 Revises: 0015_classes
@@ -70,6 +70,8 @@ def upgrade() -> None:
         sa.Column("context_id", sa.String(255), nullable=False),
         sa.Column("title", sa.String(255), nullable=False),
         sa.Column("memberships_url", sa.String(500), nullable=True),
+        sa.Column("lineitems_url", sa.String(500), nullable=True),
+        sa.Column("ags_scopes", sa.String(500), nullable=False),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.UniqueConstraint("platform_id", "context_id", name="uq_lti_context_platform_context"),
     )
@@ -88,9 +90,43 @@ def upgrade() -> None:
     )
     op.create_index("ix_lti_member_context_id", "lti_member", ["context_id"])
     op.create_index("ix_lti_member_user_id", "lti_member", ["user_id"])
+    op.create_table(
+        "lti_line_item",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column("context_id", sa.Integer(), sa.ForeignKey("lti_context.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("assignment_id", sa.Integer(), sa.ForeignKey("assignment.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("url", sa.String(500), nullable=False),
+        sa.Column("created_at", sa.DateTime(), nullable=False),
+        sa.UniqueConstraint("context_id", "assignment_id", name="uq_lti_line_item_context_assignment"),
+    )
+    op.create_index("ix_lti_line_item_context_id", "lti_line_item", ["context_id"])
+    op.create_index("ix_lti_line_item_assignment_id", "lti_line_item", ["assignment_id"])
+    op.create_table(
+        "lti_score",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column("context_id", sa.Integer(), sa.ForeignKey("lti_context.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("assignment_id", sa.Integer(), sa.ForeignKey("assignment.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("user_id", sa.Integer(), sa.ForeignKey("user.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("subject", sa.String(255), nullable=False),
+        sa.Column("score", sa.Float(), nullable=False),
+        sa.Column("out_of", sa.Float(), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("changed_at", sa.DateTime(), nullable=False),
+        sa.Column("sent_version", sa.Integer(), nullable=False),
+        sa.Column("sent_score", sa.Float(), nullable=True),
+        sa.Column("sent_at", sa.DateTime(), nullable=True),
+        sa.Column("attempts", sa.Integer(), nullable=False),
+        sa.Column("last_error", sa.String(200), nullable=False),
+        sa.Column("next_try_at", sa.DateTime(), nullable=False),
+        sa.Column("lease_owner", sa.String(100), nullable=True),
+        sa.Column("lease_expires_at", sa.DateTime(), nullable=True),
+        sa.UniqueConstraint("context_id", "assignment_id", "user_id", name="uq_lti_score_ctx_asg_user"),
+    )
+    for column in ("context_id", "assignment_id", "user_id", "next_try_at"):
+        op.create_index(f"ix_lti_score_{column}", "lti_score", [column])
 
 
 def downgrade() -> None:
-    for table in ("lti_member", "lti_context", "lti_identity", "lti_launch_value", "lti_key", "lti_deployment",
+    for table in ("lti_score", "lti_line_item", "lti_member", "lti_context", "lti_identity", "lti_launch_value", "lti_key", "lti_deployment",
                   "lti_platform"):
         op.drop_table(table)

@@ -47,7 +47,8 @@ def lms(settings, db_url):
     from app.factory import create_app
     from app.lti import registry
 
-    app = create_app(settings.model_copy(update={"database_url": db_url}))
+    # passback runs only when a test calls it (no background timing in tests)
+    app = create_app(settings.model_copy(update={"database_url": db_url, "lti_passback_seconds": 0}))
     tool_port, platform_port = free_port(), free_port()
     tool_url, platform_url = f"http://127.0.0.1:{tool_port}", f"http://127.0.0.1:{platform_port}"
     state = PlatformState(tool_url, platform_url)

@@ -22,7 +22,8 @@ from lti1p3platform.oidc_login import OIDCLoginAbstract
 from lti1p3platform.registration import Registration
 from lti1p3platform.request import Request as PlatformRequest
 from lti1p3platform.request import TRequest
-from lti1p3platform.service_connector import NamesRoleProvisioningService
+from lti1p3platform.score import UpdateScoreStatus
+from lti1p3platform.service_connector import AssignmentsGradesService, NamesRoleProvisioningService
 
 CLIENT_ID = "tool-client-7"
 DEPLOYMENT_ID = "deployment-1"
@@ -67,6 +68,7 @@ class PlatformState:
         self.line_items: dict[str, dict[str, t.Any]] = {}
         self.scores: dict[str, list[dict[str, t.Any]]] = {}
         self.deep_link_items: list[dict[str, t.Any]] = []
+        self.score_outage = 0  # answer the next N score posts with 503 (an LMS that is down)
 
 
 def make_conf(state: PlatformState, deployment_id: str = DEPLOYMENT_ID) -> LTI1P3PlatformConfAbstract:
@@ -187,5 +189,62 @@ def make_platform(state: PlatformState) -> FastAPI:
 
         service = Roster(await plain_request(request), make_conf(state), f"{state.url}/nrps/{context_id}")
         return as_response(service.handle_resp(service.handle_get_members))
+
+    def ags(request_data: PlainRequest, context_id: str, line_item: str | None = None) -> AssignmentsGradesService:
+        base = f"{state.url}/ags/{context_id}/lineitems"
+
+        class Gradebook(AssignmentsGradesService):
+            def find_lineitems(self, page: int = 1, limit: int | None = None, line_item_id: str | None = None,
+                               resource_link_id: str | None = None, resource_id: str | None = None,
+                               tag: str | None = None, **kwargs: t.Any) -> dict[str, t.Any]:
+                items = [i for i in state.line_items.values() if i["id"].startswith(base)]
+                return {"content": items, "has_next": False, "next": None}
+
+            def find_lineitem(self, line_item_id: str) -> dict[str, t.Any]:
+                return state.line_items[line_item_id]
+
+            def create_lineitem(self, creation_data: dict[str, t.Any]) -> dict[str, t.Any]:
+                item = dict(creation_data, id=f"{base}/{len(state.line_items) + 1}")
+                state.line_items[item["id"]] = item
+                return item
+
+            def update_lineitem(self, update_data: dict[str, t.Any]) -> dict[str, t.Any]:
+                raise NotImplementedError
+
+            def delete_lineitem(self, line_item_id: str) -> None:
+                raise NotImplementedError
+
+            def update_score(self, line_item_id: str, score: dict[str, t.Any]) -> UpdateScoreStatus:
+                received = state.scores.setdefault(f"{base}/{line_item_id}", [])
+                same_user = [s for s in received if s["userId"] == score["userId"]]
+                if same_user and same_user[-1]["timestamp"] >= score["timestamp"]:
+                    return UpdateScoreStatus.OLD_TIMESTAMP  # the spec: an older score never replaces a newer
+                received.append(score)
+                return UpdateScoreStatus.SUCCESS
+
+            def get_results(self, line_item_id: str, page: int = 1, limit: int | None = None,
+                            user_id: str | None = None) -> dict[str, t.Any]:
+                raise NotImplementedError
+
+        return Gradebook(request_data, make_conf(state), base, f"{base}/{line_item}" if line_item else None)
+
+    @app.api_route("/ags/{context_id}/lineitems", methods=["GET", "POST"])
+    async def line_items(context_id: str, request: Request) -> Response:
+        service = ags(await plain_request(request), context_id)
+        if request.method == "GET":
+            answer = service.handle_resp(service.handle_get_lineitems)
+            # the AGS line item container is a JSON array; lti1p3platform hands back its page object
+            if answer.result is not None:
+                answer.result = answer.result["content"]
+            return as_response(answer)
+        return as_response(service.handle_resp(service.handle_create_lineitem))
+
+    @app.post("/ags/{context_id}/lineitems/{line_item}/scores")
+    async def scores(context_id: str, line_item: str, request: Request) -> Response:
+        if state.score_outage > 0:
+            state.score_outage -= 1
+            return Response(status_code=503)
+        service = ags(await plain_request(request), context_id, line_item)
+        return as_response(service.handle_resp(service.handle_update_score, line_item_id=line_item))
 
     return app
