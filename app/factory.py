@@ -31,6 +31,7 @@ from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
 from app.lti import passback as lti_passback
 from app.lti.admin import router as lti_admin_router
+from app.lti.continue_routes import router as lti_continue_router
 from app.lti.course_routes import router as lti_course_router
 from app.lti.routes import router as lti_router
 from app.notifications.routes import router as notifications_router
@@ -155,6 +156,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(reports_router)
     app.include_router(ladder_router)  # /{lang}/ladder
     app.include_router(lti_router)  # /lti/login, /lti/launch, /lti/jwks and the pages a launch leads to
+    app.include_router(lti_continue_router)  # /{lang}/lti/continue: sign-in after a launch
     app.include_router(lti_admin_router)  # /{lang}/admin/lti
     app.include_router(lti_course_router)  # /{lang}/lti/courses/{id}: an LMS course's class, roster sync, grades sent
     submissions.install(app)  # /api/exercises/{id}/submissions, /api/submissions/{id}[/events]

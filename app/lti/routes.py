@@ -3,26 +3,24 @@
 Flow: the LMS sends the browser to /lti/login; we answer with a redirect to the LMS's authorisation URL
 (state in a cookie, nonce stored); the LMS posts the signed id_token to /lti/launch; pylti1p3 verifies
 it (app/lti/verify.py) and we answer with a page the LMS can frame. Signing in happens on the next,
-first-party page (app/lti/handoff.py explains why).
+first-party page (app/lti/handoff.py explains why; app/lti/continue_routes.py serves it).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi import Depends, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
 from sqlalchemy.orm import Session
 
-from app.accounts import auth as authn
-from app.accounts.deps import current_auth, db_session, verify_csrf
-from app.accounts.models import User
+from app.accounts.deps import db_session
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
 from app.core.errors import AppError
 from app.i18n.requests import preferred_language
-from app.lti import courses, handoff, identity, keys, resources, verify
+from app.lti import courses, handoff, keys, resources, verify
 from app.lti.claims import Launch
 from app.lti.framing import allow_lms_frame
 from app.lti.messages import LtiError
@@ -104,11 +102,11 @@ def _resource_launch(request: Request, db: Session, platform: LtiPlatform, claim
         raise LtiError("unknown_resource", status=404)
     courses.context_for(db, platform.id, claims)
     token = handoff.issue(db, platform.id, claims)
-    target = f"/{claims.lang}/lti/continue/{token}"
-    if claims.document_target == "window":  # already a window of its own: go straight on
-        return RedirectResponse(target, status_code=303)
     context = account_context(request, claims.lang, "/", None)
-    context.update(continue_url=target, title=claims.resource_link_title or claims.context_title)
+    # the token travels in a form's body, never in a URL (URLs end up in access logs and history);
+    # a launch that already has its own window goes straight on (the form submits itself)
+    context.update(token=token, title=claims.resource_link_title or claims.context_title,
+                   own_window=claims.document_target == "window")
     return allow_lms_frame(render(request, "lti/launch.html", context))
 
 
@@ -151,63 +149,3 @@ async def deep_link_answer(request: Request, db: Session = Depends(db_session)) 
     context = account_context(request, lang, "/", None)
     context.update(return_url=return_url, jwt=jwt_value, title=choice.title)
     return allow_lms_frame(render(request, "lti/deep_link_return.html", context), form_target=return_url)
-
-
-# ---- the first-party pages a launch leads to ------------------------------------------------------
-
-def _sign_in_and_go(request: Request, db: Session, user_id: int, platform_id: int, claims: Launch) -> Response:
-    user = db.get(User, user_id)
-    if user is None:  # the account was deleted between the launch and this page
-        raise LtiError("handoff_used", status=410)
-    context = courses.context_for(db, platform_id, claims)
-    if context is not None:
-        courses.set_member(db, context, claims.subject, role=claims.role, name=claims.name, user_id=user_id)
-        course_class = courses.class_for(db, context, claims.role, user, claims.lang)
-        if course_class is not None:
-            courses.join_class(db, course_class, user, claims.role)
-    target = resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang) or f"/{claims.lang}/"
-    if claims.resource is None and claims.role in INSTRUCTING and context is not None:
-        target = f"/{claims.lang}/lti/courses/{context.id}"  # the course's page: roster and grades sent
-    cfg = request.app.state.accounts
-    token, _ = authn.start_session(db, user, cfg.session_ttl, request.headers.get("user-agent", ""))
-    db.commit()
-    response = RedirectResponse(target, status_code=303)
-    authn.set_session_cookie(response, request, token, cfg.session_ttl)
-    return response
-
-
-@router.get("/{lang:lang}/lti/continue/{token}", include_in_schema=False)
-def continue_page(lang: str, token: str, request: Request, auth=Depends(current_auth),
-                  db: Session = Depends(db_session)) -> Response:
-    platform_id, claims, _ = handoff.peek(db, token)
-    known = identity.user_for(db, platform_id, claims.subject)
-    if known is not None:
-        handoff.take(db, token)
-        return _sign_in_and_go(request, db, known.id, platform_id, claims)
-    context = account_context(request, lang, f"/lti/continue/{token}", auth)
-    context.update(token=token, lms_name=claims.name)
-    return render(request, "lti/choose.html", context)
-
-
-@router.post("/{lang:lang}/lti/continue/{token}/new", include_in_schema=False)
-def continue_new(lang: str, token: str, request: Request, db: Session = Depends(db_session)) -> Response:
-    """A new account for the LMS user. The one-time token in the path is what proves this request came
-    from the launch (a forged request cannot know it)."""
-    platform_id, claims, _ = handoff.take(db, token)
-    if identity.user_for(db, platform_id, claims.subject) is not None:
-        raise LtiError("identity_taken", status=409)
-    user = identity.create_account(db, platform_id, claims.subject, claims.name)
-    return _sign_in_and_go(request, db, user.id, platform_id, claims)
-
-
-@router.post("/{lang:lang}/lti/continue/{token}/link", include_in_schema=False)
-async def continue_link(lang: str, token: str, request: Request, auth=Depends(current_auth),
-                        db: Session = Depends(db_session)) -> Response:
-    """Links the LMS user to the account signed in here: only on that account's own request (its CSRF
-    token), never because a name or e-mail matches."""
-    if auth is None:
-        return RedirectResponse(f"/{lang}/signin?next=/{lang}/lti/continue/{token}", status_code=303)
-    verify_csrf(request, auth, (await request.form()).get("csrf_token"))
-    platform_id, claims, _ = handoff.take(db, token)
-    identity.link(db, platform_id, claims.subject, auth.user)
-    return _sign_in_and_go(request, db, auth.user.id, platform_id, claims)

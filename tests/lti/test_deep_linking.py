@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 
+from tests.lti.handoff import hand_off
 from tests.lti.platform import INSTRUCTOR, LEARNER, LaunchPlan, Person
 
 TOKEN = re.compile(r'name="token" value="([^"]+)"')
@@ -37,8 +38,7 @@ def test_instructor_picks_a_lesson_and_the_platform_stores_the_link(lms):
 
     learner = lms.browser()
     page = lms.launch(learner, "learner", LaunchPlan(Person("lms-l", "Lee", [LEARNER]), custom=item["custom"]))
-    link = re.search(r'href="(/en/lti/continue/[^"]+)"', page.text).group(1)
-    done = learner.post(lms.tool + link + "/new", follow_redirects=False)
+    done = hand_off(page).new_account(lms, learner, follow_redirects=False)
     assert done.headers["location"] == "/en/lessons/naive-vs-tiled-gemm"
 
 

@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 
 from sqlalchemy import select, update
 
+from tests.lti.handoff import hand_off
 from tests.lti.platform import INSTRUCTOR, LEARNER, LaunchPlan, Person
-
-CONTINUE = re.compile(r'href="(/(?:ko|en)/lti/continue/[A-Za-z0-9_-]+)"')
 
 
 def join(lms, hint, person):
     browser = lms.browser()
     page = lms.launch(browser, hint, LaunchPlan(person))
-    done = browser.post(lms.tool + CONTINUE.search(page.text).group(1) + "/new", follow_redirects=False)
+    done = hand_off(page).new_account(lms, browser, follow_redirects=False)
     return browser, done.headers["location"]
 
 

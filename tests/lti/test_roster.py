@@ -7,16 +7,16 @@ import re
 
 from sqlalchemy import select
 
+from tests.lti.handoff import hand_off
 from tests.lti.platform import INSTRUCTOR, LEARNER, TEACHING_ASSISTANT, LaunchPlan, Person
 
-CONTINUE = re.compile(r'href="(/(?:ko|en)/lti/continue/[A-Za-z0-9_-]+)"')
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
 def sign_in_through_lms(lms, hint, person, **plan):
     browser = lms.browser()
     page = lms.launch(browser, hint, LaunchPlan(person, **plan))
-    done = browser.post(lms.tool + CONTINUE.search(page.text).group(1) + "/new", follow_redirects=False)
+    done = hand_off(page).new_account(lms, browser, follow_redirects=False)
     return browser, done
 
 
