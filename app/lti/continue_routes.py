@@ -39,7 +39,9 @@ def _sign_in_and_go(request: Request, db: Session, user_id: int, platform_id: in
         course_class = courses.class_for(db, context, claims.role, user, claims.lang)
         if course_class is not None:
             courses.join_class(db, course_class, user, claims.role)
-    target = resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang) or f"/{claims.lang}/"
+    course = resources.Course(db, platform_id, claims.context_id)
+    target = resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang, course) \
+        or f"/{claims.lang}/"
     if claims.resource is None and claims.role in INSTRUCTING and context is not None:
         target = f"/{claims.lang}/lti/courses/{context.id}"  # the course's page: roster and grades sent
     cfg = request.app.state.accounts

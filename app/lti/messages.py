@@ -32,6 +32,9 @@ MESSAGES = {
     "roster_failed": _("The roster could not be read from your LMS. Try again later."),
 }
 
+# how the Deep Linking picker names one of the class's assignments
+ASSIGNMENT_CHOICE = _("Assignment: %(title)s")
+
 
 class LtiError(AppError):
     """A refusal of the LTI pages: an AppError that reads its texts here."""

@@ -19,11 +19,12 @@ from app.accounts.deps import db_session
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
 from app.core.errors import AppError
+from app.i18n import gettext_for
 from app.i18n.requests import preferred_language
 from app.lti import courses, handoff, keys, resources, verify
 from app.lti.claims import Launch
 from app.lti.framing import allow_lms_frame
-from app.lti.messages import LtiError
+from app.lti.messages import ASSIGNMENT_CHOICE, LtiError
 from app.lti.models import LtiPlatform
 from app.lti.tool_config import registration_for
 
@@ -98,7 +99,8 @@ async def launch(request: Request, db: Session = Depends(db_session)) -> Respons
 
 
 def _resource_launch(request: Request, db: Session, platform: LtiPlatform, claims: Launch) -> Response:
-    if resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang) is None:
+    course = resources.Course(db, platform.id, claims.context_id)
+    if resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang, course) is None:
         raise LtiError("unknown_resource", status=404)
     courses.context_for(db, platform.id, claims)
     token = handoff.issue(db, platform.id, claims)
@@ -118,7 +120,9 @@ def _deep_link_picker(request: Request, db: Session, platform: LtiPlatform, clai
     deployment = body.get("https://purl.imsglobal.org/spec/lti/claim/deployment_id")
     token = handoff.issue(db, platform.id, claims, {"deep_link": settings, "deployment_id": deployment})
     context = account_context(request, claims.lang, "/", None)
-    context.update(token=token, choices=resources.choices(request.app.state.catalog.snapshot(), claims.lang))
+    course = resources.Course(db, platform.id, claims.context_id)
+    context.update(token=token, choices=resources.choices(request.app.state.catalog.snapshot(), claims.lang, course,
+                                                          gettext_for(claims.lang)(ASSIGNMENT_CHOICE)))
     return allow_lms_frame(render(request, "lti/pick.html", context))
 
 
@@ -132,7 +136,9 @@ async def deep_link_answer(request: Request, db: Session = Depends(db_session)) 
         lang = claims.lang
         picked = str(params.get("resource", ""))
         snapshot = request.app.state.catalog.snapshot()
-        choice = next((c for c in resources.choices(snapshot, lang) if c.resource == picked), None)
+        course = resources.Course(db, platform_id, claims.context_id)
+        offered = resources.choices(snapshot, lang, course, gettext_for(lang)(ASSIGNMENT_CHOICE))
+        choice = next((c for c in offered if c.resource == picked), None)
         platform = db.get(LtiPlatform, platform_id)
         settings = extra.get("deep_link") or {}
         return_url = settings.get("deep_link_return_url") if isinstance(settings, dict) else None
