@@ -115,6 +115,13 @@ def make_platform(state: PlatformState) -> FastAPI:
     def jwks() -> JSONResponse:
         return JSONResponse(make_conf(state).get_jwks())
 
+    @app.get("/course/{hint}")
+    def course_page(hint: str) -> HTMLResponse:
+        """The LMS's course page with the tool in an iframe (where Canvas and Moodle put it)."""
+        return HTMLResponse(f'<!doctype html><meta name="viewport" content="width=device-width">'
+                            f'<h1>LMS course</h1><iframe id="tool" src="/start/{hint}" '
+                            f'style="width:100%;height:600px;border:0"></iframe>')
+
     @app.get("/start/{hint}")
     def start(hint: str) -> Response:
         """The LMS page with the tool's link: it starts the third-party-initiated login."""
@@ -145,7 +152,8 @@ def make_platform(state: PlatformState) -> FastAPI:
                 return HTMLResponse(
                     f'<form method="post" action="{launch_data["launch_url"]}">'
                     f'<input type="hidden" name="id_token" value="{launch_data["id_token"]}">'
-                    f'<input type="hidden" name="state" value="{launch_data["state"]}"></form>')
+                    f'<input type="hidden" name="state" value="{launch_data["state"]}"></form>'
+                    '<script>document.forms[0].submit()</script>')  # as an LMS does, in a browser
 
         launch = Launch(None, make_conf(state, plan.deployment_id))  # type: ignore[arg-type]
         person = plan.person
