@@ -6,8 +6,12 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
+
+if TYPE_CHECKING:
+    from app.core.config import Settings
 
 
 def add_parser(sub) -> None:
@@ -30,7 +34,8 @@ def add_parser(sub) -> None:
 
 
 @contextlib.contextmanager
-def _db() -> Iterator[Session]:
+def _sessions() -> Iterator[tuple[Settings, sessionmaker[Session]]]:
+    """The settings and a session factory on the migrated database, disposed of afterwards."""
     from app.core.config import Settings
     from app.core.db import make_engine, make_session_factory
     from app.core.migrate import upgrade_to_head
@@ -40,10 +45,15 @@ def _db() -> Iterator[Session]:
     engine = make_engine(settings.resolved_database_url)
     upgrade_to_head(engine)
     try:
-        with make_session_factory(engine)() as db:
-            yield db
+        yield settings, make_session_factory(engine)
     finally:
         engine.dispose()
+
+
+@contextlib.contextmanager
+def _db() -> Iterator[Session]:
+    with _sessions() as (_, factory), factory() as db:
+        yield db
 
 
 def cmd_register(args: argparse.Namespace) -> int:
@@ -86,18 +96,10 @@ def cmd_rotate(args: argparse.Namespace) -> int:
 
 
 def cmd_send_scores(args: argparse.Namespace) -> int:
-    from app.core.config import Settings
-    from app.core.db import make_engine, make_session_factory
-    from app.core.migrate import upgrade_to_head
     from app.lessons.exercises import ExerciseInfoCache
     from app.lti import passback
 
-    settings = Settings()
-    engine = make_engine(settings.resolved_database_url)
-    upgrade_to_head(engine)
-    try:
-        sent = passback.run_pass(make_session_factory(engine), ExerciseInfoCache(settings.kernels_dir))
-    finally:
-        engine.dispose()
+    with _sessions() as (settings, factory):
+        sent = passback.run_pass(factory, ExerciseInfoCache(settings.kernels_dir))
     print(f"tried {sent} sends")
     return 0

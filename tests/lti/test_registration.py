@@ -110,6 +110,7 @@ def test_cli_registers_lists_and_rotates(tmp_path):
     bad = run("register", "--issuer", "i", "--client-id", "c", "--auth-login-url", "ftp://x",
               "--auth-token-url", "https://x", "--key-set-url", "https://x", "--deployment-id", "1")
     assert bad.returncode == 1 and "The URLs must start with https://" in bad.stderr
+    assert run("send-scores").stdout == "tried 0 sends\n"  # nothing linked yet: a pass that finds nothing
     rotated = run("rotate-key")
     assert rotated.returncode == 0 and rotated.stdout.startswith("new key id ")
     assert "PRIVATE" not in done.stdout + listed.stdout + rotated.stdout

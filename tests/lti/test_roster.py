@@ -85,3 +85,10 @@ def test_a_failing_roster_service_gives_a_clear_answer(lms):
     answer = browser.post(lms.tool + course + "/roster", data={"csrf_token": CSRF.search(page.text).group(1)})
     assert answer.status_code == 502
     assert "LMS에서 명단을 읽지 못했어요." in answer.text
+
+
+def test_the_course_page_is_titled_by_its_class(lms):
+    browser, landed = sign_in_through_lms(lms, "t", Person("lms-t", "Teacher", [INSTRUCTOR]))
+    page = browser.get(lms.tool + landed.headers["location"])
+    assert re.search(r"<title>CUDA 101 · [^<]+</title>", page.text)
+    assert page.text.count("data-lms-grades") + page.text.count("Nothing sent yet") == 1
