@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import Depends, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import JSONResponse, Response
 from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
 from sqlalchemy.orm import Session
 
+from app.accounts import ratelimit
 from app.accounts.deps import db_session
+from app.accounts.ratelimit import Rate
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
 from app.core.errors import AppError
@@ -30,6 +32,9 @@ from app.lti.tool_config import registration_for
 
 router = make_router()
 INSTRUCTING = ("instructor", "grader")
+# Each login stores a nonce (kept 10 minutes): a cap per address bounds what one client can make us
+# store. Generous, because a whole lecture hall behind one school NAT launches at once.
+LOGINS_PER_IP = Rate.parse("600/60")
 
 
 async def _params(request: Request) -> dict[str, Any]:
@@ -45,11 +50,11 @@ def _lang(request: Request) -> str:
     return preferred_language(request, request.app.state.settings.default_language)
 
 
-def _refused(request: Request, exc: AppError, lang: str) -> HTMLResponse:
+def _refused(request: Request, exc: AppError, lang: str) -> Response:
     """The refusal as a page the LMS may frame (the site's own error page may not be framed)."""
     context = account_context(request, lang, "/", None)
     context.update(status=exc.status, error_text=exc.message(lang))
-    return allow_lms_frame(render(request, "accounts/message.html", context, status=exc.status))  # type: ignore[return-value]
+    return allow_lms_frame(render(request, "accounts/message.html", context, status=exc.status, headers=exc.headers))
 
 
 # ---- what the LMS calls ----------------------------------------------------------------------------
@@ -68,6 +73,12 @@ def jwks(db: Session = Depends(db_session)) -> JSONResponse:
 @router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login_endpoint", include_in_schema=False)
 async def login(request: Request, db: Session = Depends(db_session)) -> Response:
     params = await _params(request)
+    ip = request.client.host if request.client else "?"
+    claim = ratelimit.take(db, [("lti-login", ip, LOGINS_PER_IP)])
+    db.commit()
+    if not claim.allowed:
+        return _refused(request, LtiError("rate_limited", status=429, headers={"Retry-After": str(claim.wait)}),
+                        _lang(request))
     try:
         response = verify.login(request, params, db, str(request.url_for("lti_launch")))
     except LtiError as exc:

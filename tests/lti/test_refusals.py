@@ -149,3 +149,17 @@ def test_deep_linking_is_for_instructors_only(lms):
     page = lms.launch(browser, "dl-learner", plan(deep_link=True))
     assert page.status_code == 403
     assert "Only an instructor of the course can choose what this link opens." in html.unescape(page.text)
+
+
+def test_logins_from_one_address_are_capped(lms, monkeypatch):
+    """The cap is generous (a lecture hall behind one NAT launches at once); the test lowers it."""
+    from app.accounts.ratelimit import Rate
+    from app.lti import routes
+
+    monkeypatch.setattr(routes, "LOGINS_PER_IP", Rate.parse("2/3600"))
+    browser = lms.browser()
+    params = {"iss": lms.url, "login_hint": "x", "client_id": "tool-client-7"}
+    assert [browser.get(lms.tool + "/lti/login", params=params).status_code for _ in range(2)] == [302, 302]
+    third = browser.get(lms.tool + "/lti/login", params=params, headers=KO)
+    assert third.status_code == 429 and int(third.headers["retry-after"]) > 0
+    assert "요청이 너무 많아요. 잠시 기다린 뒤 다시 시도해 주세요." in html.unescape(third.text)
