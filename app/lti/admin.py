@@ -13,6 +13,7 @@ from app.core.bodies import make_router
 from app.core.ids import RowId
 from app.lti import keys, registry
 from app.lti.messages import LtiError
+from app.lti.models import LtiPlatform
 
 router = make_router()
 CSRF = [Depends(csrf_protect)]
@@ -66,6 +67,22 @@ def admin_register(lang: str, request: Request, name: str = Form(""), issuer: st
 def admin_delete(lang: str, platform_id: RowId, auth=Depends(require_admin), db: Session = Depends(db_session)):
     if not registry.remove(db, platform_id):
         raise LtiError("not_found", status=404)
+    db.commit()
+    return RedirectResponse(f"/{lang}/admin/lti", status_code=303)
+
+
+@router.post("/{lang:lang}/admin/lti/{platform_id}/deployments", dependencies=CSRF, include_in_schema=False)
+def admin_deployments(lang: str, platform_id: RowId, request: Request, deployment_ids: str = Form(""),
+                      auth=Depends(require_admin), db: Session = Depends(db_session)):
+    """Replaces the platform's deployment ids (an LMS adds one each time the tool is installed again)."""
+    platform = db.get(LtiPlatform, platform_id)
+    if platform is None:
+        raise LtiError("not_found", status=404)
+    try:
+        registry.set_deployments(db, platform, registry.split_deployments(deployment_ids))
+    except LtiError as exc:
+        db.rollback()
+        return _page(request, lang, auth, db, error=exc.code, status=exc.status)
     db.commit()
     return RedirectResponse(f"/{lang}/admin/lti", status_code=303)
 

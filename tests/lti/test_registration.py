@@ -45,7 +45,7 @@ def test_admin_registers_a_platform_and_sees_the_values_to_enter(admin, app):
     done = admin.post("/en/admin/lti", data={**FORM, "csrf_token": token}, follow_redirects=False)
     assert done.status_code == 303
     listed = admin.get("/en/admin/lti").text
-    assert "https://moodle.school.example" in listed and "1, 2" in listed
+    assert "https://moodle.school.example" in listed and ">1\n2</textarea>" in listed
     from app.lti.models import LtiDeployment, LtiPlatform
     with app.state.session_factory() as db:
         assert db.scalar(select(LtiPlatform.client_id)) == "abc123"
@@ -133,3 +133,26 @@ def test_migration_goes_down_and_up(db_url):
     upgrade_to_head(engine)
     assert {"lti_platform", "lti_key", "lti_identity", "lti_member"} <= set(inspect(engine).get_table_names())
     engine.dispose()
+
+
+def test_admin_edits_deployments_and_removes_a_platform(admin, app):
+    from app.lti.models import LtiDeployment, LtiPlatform
+
+    token = form_token(admin, "/en/admin/lti")
+    admin.post("/en/admin/lti", data={**FORM, "csrf_token": token})
+    with app.state.session_factory() as db:
+        platform_id = db.scalar(select(LtiPlatform.id))
+    saved = admin.post(f"/en/admin/lti/{platform_id}/deployments", data={"csrf_token": token, "deployment_ids": "2\n3"},
+                       follow_redirects=False)
+    assert saved.status_code == 303
+    with app.state.session_factory() as db:
+        assert sorted(db.scalars(select(LtiDeployment.deployment_id))) == ["2", "3"]
+    empty = admin.post(f"/ko/admin/lti/{platform_id}/deployments", data={"csrf_token": token, "deployment_ids": ""})
+    assert empty.status_code == 400 and "배포 ID 하나 이상" in empty.text
+    with app.state.session_factory() as db:  # a refused edit changed nothing
+        assert sorted(db.scalars(select(LtiDeployment.deployment_id))) == ["2", "3"]
+    gone = admin.post(f"/en/admin/lti/{platform_id}/delete", data={"csrf_token": token}, follow_redirects=False)
+    assert gone.status_code == 303
+    assert admin.post(f"/en/admin/lti/{platform_id}/delete", data={"csrf_token": token}).status_code == 404
+    with app.state.session_factory() as db:
+        assert db.scalar(select(LtiPlatform.id)) is None and db.scalar(select(LtiDeployment.id)) is None
