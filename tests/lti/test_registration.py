@@ -156,3 +156,24 @@ def test_admin_edits_deployments_and_removes_a_platform(admin, app):
     assert admin.post(f"/en/admin/lti/{platform_id}/delete", data={"csrf_token": token}).status_code == 404
     with app.state.session_factory() as db:
         assert db.scalar(select(LtiPlatform.id)) is None and db.scalar(select(LtiDeployment.id)) is None
+
+
+def test_over_https_the_state_cookie_crosses_the_lms_iframe(app):
+    """SameSite=None; Secure: the launch is a cross-site POST from the LMS, often inside its frame."""
+    from app.lti import registry
+
+    with TestClient(app, base_url="https://course.example", raise_server_exceptions=False) as client:
+        with app.state.session_factory() as db:
+            registry.register(db, registry.PlatformForm(
+                name="", issuer="https://lms.example", client_id="c1",
+                auth_login_url="https://lms.example/auth", auth_token_url="https://lms.example/token",
+                key_set_url="https://lms.example/jwks", deployment_ids=["d1"]))
+            db.commit()
+        answer = client.get("/lti/login", params={"iss": "https://lms.example", "login_hint": "u1", "client_id": "c1"},
+                            follow_redirects=False)
+        assert answer.status_code == 302
+        assert answer.headers["location"].startswith("https://lms.example/auth?")
+        assert "redirect_uri=https%3A%2F%2Fcourse.example%2Flti%2Flaunch" in answer.headers["location"]
+        cookie = answer.headers["set-cookie"].lower()
+        assert cookie.startswith("lti1p3-state-") and "samesite=none" in cookie and "secure" in cookie
+        assert "httponly" in cookie
