@@ -169,5 +169,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(graders_api_router)  # /api/graders/... before /{lang}/graders/... (same depth)
     app.include_router(panel_router)  # /{lang}/panel/... fragments
     app.include_router(graders_pages_router)  # /{lang}/graders dashboard
+    from app.classes.api import router as classes_api_router
+    from app.classes.pages import router as classes_pages_router
+
+    app.include_router(classes_api_router)  # /api/classes/..., /api/boards/..., /api/me/assignments
+    app.include_router(classes_pages_router)  # /{lang}/classes/..., /{lang}/boards/..., /{lang}/join/...
     app.include_router(pages.fallback_router)
     return app

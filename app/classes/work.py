@@ -86,3 +86,37 @@ def attempts(db: Session, user_ids: Collection[int] | None, exercise_ids: Collec
         out.append(Attempt(row.id, row.user_id, row.exercise_id, row.created_at, verdict,
                            level_of(verdict, result, tiers.get(row.exercise_id, ())), result if with_result else {}))
     return out
+
+
+@dataclass
+class WorkRow:
+    id: int
+    username: str
+    exercise_id: str
+    created_at: dt.datetime
+    state: str
+    verdict: str | None  # effective
+    overridden: bool
+    speedup_low: float | None
+    source: str
+
+
+def recent_work(db: Session, user_ids: Collection[int], *, limit: int = 200) -> list[WorkRow]:
+    """The latest submissions of ``user_ids`` (a class's learners), newest first: what a grader
+    assigned to the class reads."""
+    from app.accounts.models import User
+
+    if not user_ids:
+        return []
+    rows = db.execute(select(Submission, User.username).join(User, User.id == Submission.user_id)
+                      .where(Submission.user_id.in_(list(user_ids)))
+                      .order_by(Submission.created_at.desc(), Submission.id.desc()).limit(limit)).all()
+    trail = reviews_for(db, [s.id for s, _name in rows])
+    out = []
+    for sub, name in rows:
+        speed = ranked_speedup(parse_result(sub.result))
+        out.append(WorkRow(sub.id, name, sub.exercise_id, sub.created_at, sub.state,
+                           effective_verdict(sub, trail[sub.id]) if sub.state == "done" else None,
+                           any(r.kind == "override" for r in trail[sub.id]),
+                           float(speed["ci_low"]) if speed else None, sub.source))
+    return out

@@ -38,7 +38,8 @@ async def reviewer_with_csrf(request: Request, auth=Depends(require_reviewer)):
 
 def listing_query(exercise: str = Query("", max_length=200), learner: str = Query("", max_length=200),
                   verdict: str = Query("", max_length=200), from_: str = Query("", alias="from", max_length=40),
-                  to: str = Query("", max_length=40)) -> None:
+                  to: str = Query("", max_length=40),
+                  class_: str = Query("", alias="class", max_length=20, description="only this class's learners")) -> None:
     """Documents the filters (read by listing.Filters.parse, which forgives anything) in the OpenAPI
     schema, so the API fuzzer (tests/hardening/test_api_fuzz.py) drives them too."""
 
@@ -76,14 +77,15 @@ async def list_csv(request: Request, auth=Depends(require_reviewer)):
 
 @router.get("/stuck.csv", response_class=CSVResponse)
 async def stuck_csv(request: Request, min: str = Query("", max_length=20), exercise: str = Query("", max_length=200),
-                    auth=Depends(require_reviewer)):
-    """Who is stuck, per exercise (?min=N failed attempts, ?exercise=), as CSV."""
+                    class_: str = Query("", alias="class", max_length=20), auth=Depends(require_reviewer)):
+    """Who is stuck, per exercise (?min=N failed attempts, ?exercise=, ?class=ID for one class's learners), as CSV."""
     from app.graders import stuck
 
     def load():
         with request.app.state.session_factory() as db:
             return stuck.report(db, min_failures=stuck.parse_min(request.query_params.get("min")),
-                                exercise=(request.query_params.get("exercise") or "")[:64])
+                                exercise=(request.query_params.get("exercise") or "")[:64],
+                                class_id=listing.parse_class(request.query_params.get("class")))
 
     lang = api_lang(request)
     body = stuck.to_csv(await run_in_threadpool(load), lang, exercise_titles(request, lang))

@@ -14,10 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.classes.models import ClassMember
 from app.core import vocabulary
 from app.graders.reviews import review_json
 from app.submissions.models import Submission
@@ -36,6 +37,7 @@ class Filters:
     verdict: str = ""
     date_from: dt.date | None = None
     date_to: dt.date | None = None
+    class_id: int | None = None  # only the learners of this class (app/classes)
 
     @classmethod
     def parse(cls, params) -> Filters:
@@ -47,13 +49,25 @@ class Filters:
         return cls(exercise=(params.get("exercise") or "").strip()[:64],
                    learner=(params.get("learner") or "").strip()[:32],
                    verdict=(params.get("verdict") or "").strip().upper()[:16],
-                   date_from=day("from"), date_to=day("to"))
+                   date_from=day("from"), date_to=day("to"), class_id=parse_class(params.get("class")))
 
     def query(self) -> dict[str, str]:
         out = {"exercise": self.exercise, "learner": self.learner, "verdict": self.verdict,
                "from": self.date_from.isoformat() if self.date_from else "",
-               "to": self.date_to.isoformat() if self.date_to else ""}
+               "to": self.date_to.isoformat() if self.date_to else "",
+               "class": str(self.class_id) if self.class_id is not None else ""}
         return {k: v for k, v in out.items() if v}
+
+
+def parse_class(value: Any) -> int | None:
+    """A class id from a query (anything else, or an id no row can have, means no class filter)."""
+    text = str(value or "").strip()
+    return int(text) if text.isdigit() and len(text) < 19 else None
+
+
+def class_learners(class_id: int) -> Select[tuple[int]]:
+    """The learner ids of a class, as a subquery (no rows for an unknown class)."""
+    return select(ClassMember.user_id).where(ClassMember.class_id == class_id, ClassMember.role == "learner")
 
 
 def flags_of(result: dict | None) -> list[str]:
@@ -81,6 +95,8 @@ def list_rows(db: Session, filters: Filters) -> list[dict[str, Any]]:
         q = q.where(Submission.exercise_id == filters.exercise)
     if filters.learner:
         q = q.where(func.lower(User.username).contains(filters.learner.lower()))
+    if filters.class_id is not None:
+        q = q.where(Submission.user_id.in_(class_learners(filters.class_id)))
     if filters.date_from:
         q = q.where(Submission.created_at >= dt.datetime.combine(filters.date_from, dt.time()))
     if filters.date_to:

@@ -10,11 +10,13 @@ from fastapi.responses import RedirectResponse
 from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
+from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
 from app.accounts.views import account_context, render
+from app.classes.models import CourseClass
 from app.core import vocabulary as vocab
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
@@ -46,6 +48,13 @@ def _exercises() -> list[str]:
         return []
 
 
+def _classes(request: Request) -> list[tuple[int, str]]:
+    """Every class (id, "name · term"), for the filter that scopes these pages to one class's learners."""
+    with request.app.state.session_factory() as db:
+        rows = db.execute(select(CourseClass.id, CourseClass.name, CourseClass.term).order_by(CourseClass.name))
+        return [(cid, f"{name} · {term}" if term else name) for cid, name, term in rows]
+
+
 @router.get("/{lang:lang}/graders")
 def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
     filters = listing.Filters.parse(request.query_params)
@@ -57,6 +66,7 @@ def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
     query = urlencode(filters.query())
     context = account_context(request, lang, "/graders", auth)
     context.update(rows=rows, filters=filters, query=query, exercises=_exercises(), verdicts=list(vocab.VERDICTS),
+                   classes=_classes(request),
                    exercise_title=exercise_titles(request, lang), flagged=sum(r["flagged"] for r in rows))
     return render(request, "graders/dashboard.html", context)
 
@@ -67,10 +77,12 @@ def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
     from app.graders import stuck
 
     min_failures = stuck.parse_min(request.query_params.get("min"))
+    class_id = listing.parse_class(request.query_params.get("class"))
     with request.app.state.session_factory() as db:
-        reports = stuck.report(db, min_failures=min_failures)
+        reports = stuck.report(db, min_failures=min_failures, class_id=class_id)
     context = account_context(request, lang, "/graders/stuck", auth)
-    context.update(reports=reports, min_failures=min_failures, duration=stuck.fmt_duration,
+    context.update(reports=reports, min_failures=min_failures, duration=stuck.fmt_duration, class_id=class_id,
+                   classes=_classes(request),
                    history_url=lambda name, ex: stuck.history_url(lang, name, ex),
                    exercise_title=exercise_titles(request, lang))
     return render(request, "graders/stuck.html", context)

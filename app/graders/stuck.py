@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.core import vocabulary
-from app.graders.listing import _csv_safe
+from app.graders.listing import _csv_safe, class_learners
 from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
 
@@ -58,7 +58,8 @@ def parse_min(value) -> int:
 
 
 def report(db: Session, *, min_failures: int = DEFAULT_MIN_FAILURES, now: dt.datetime | None = None,
-           exercise: str = "") -> list[ExerciseReport]:
+           exercise: str = "", class_id: int | None = None) -> list[ExerciseReport]:
+    """``class_id``: only the learners of that class."""
     now = now or dt.datetime.utcnow()
     hour_ago = now - dt.timedelta(hours=1)
     stmt = (select(Submission.id, Submission.user_id, Submission.exercise_id, Submission.verdict, Submission.state,
@@ -66,6 +67,8 @@ def report(db: Session, *, min_failures: int = DEFAULT_MIN_FAILURES, now: dt.dat
             .join(User, User.id == Submission.user_id).order_by(Submission.created_at, Submission.id))
     if exercise:
         stmt = stmt.where(Submission.exercise_id == exercise)
+    if class_id is not None:
+        stmt = stmt.where(Submission.user_id.in_(class_learners(class_id)))
     rows = db.execute(stmt).all()
     trail = reviews_for(db, [r.id for r in rows]) if rows else {}
     recent_ids = [r.id for r in rows if r.created_at >= hour_ago and r.state == "done"]

@@ -170,8 +170,9 @@ def strike_text(view: NotificationView, lang: str, exercise_title: str | None = 
     """The sentence of a strike notification in ``lang`` (the grader's reason is shown beside it)."""
     from app.i18n import gettext_for
 
+    _ = gettext_for(lang)
     about = view.strike or {}
-    return gettext_for(lang)("A grader removed your submission #%(id)s (%(exercise)s) from the leaderboards.") % {
+    return _("A grader removed your submission #%(id)s (%(exercise)s) from the leaderboards.") % {
         "id": about.get("submission"), "exercise": exercise_title or about.get("exercise")}
 
 

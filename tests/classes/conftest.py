@@ -5,6 +5,12 @@ import pytest
 
 
 @pytest.fixture
+def settings(settings, db_url):
+    """Every app these tests start runs on SQLite and on a real PostgreSQL (``db_url``)."""
+    return settings.model_copy(update={"database_url": db_url})
+
+
+@pytest.fixture
 def db(db_url):
     from app.core.db import make_engine, make_session_factory
     from app.core.migrate import upgrade_to_head

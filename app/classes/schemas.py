@@ -1,0 +1,252 @@
+"""Request and response shapes of the classes' API (/api/classes, /api/boards, /api/me/assignments),
+as the OpenAPI page (/docs) shows them. Times are UTC ISO 8601 with a trailing Z; each deadline also
+comes as wall-clock text in the reader's zone and in the class's."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from app.core.ids import BodyRowId
+
+Role = Literal["learner", "grader", "instructor"]
+
+
+class ClassCreate(BaseModel):
+    name: str = Field(max_length=200, examples=["GPU Programming 101"])
+    term: str = Field(default="", max_length=200, examples=["2026 Fall"])
+    notice_lang: Literal["ko", "en"] = Field(default="ko", description="the language of the class's notices")
+    tz: str = Field(default="UTC", max_length=64, examples=["Asia/Seoul"],
+                    description="IANA time zone the class's deadlines are stated in")
+
+
+class ClassOut(BaseModel):
+    id: int
+    name: str
+    term: str
+    notice_lang: str
+    tz: str
+    role: str | None = Field(description="your role in the class (null: an administrator not on its roster)")
+    invite_code: str | None = Field(default=None, description="shown to those who manage the roster; null when closed")
+    invite_url: str | None = None
+    board_enabled: bool
+    board_hide_until_due: bool
+    board_gpu: str
+
+
+class ClassList(BaseModel):
+    classes: list[ClassOut]
+
+
+class JoinRequest(BaseModel):
+    code: str = Field(max_length=64, examples=["K7QM2XPA"])
+
+
+class MemberAdd(BaseModel):
+    username: str = Field(max_length=200)
+    role: Role = "learner"
+    email: str = Field(default="", max_length=254)
+
+
+class MemberOut(BaseModel):
+    user_id: int
+    username: str
+    role: str
+    email: str
+    source: str = Field(description="how they joined: owner | invite | csv | manual | lti")
+
+
+class Roster(BaseModel):
+    members: list[MemberOut]
+
+
+class ImportOut(BaseModel):
+    added: list[str]
+    already: list[str]
+    unknown: list[str] = Field(description="usernames with no account (nothing was created for them)")
+
+
+class AssignmentCreate(BaseModel):
+    title: str = Field(max_length=200)
+    opens_at: str = Field(max_length=40, examples=["2026-11-30T09:00"],
+                          description="wall-clock time in the class's zone, or with an explicit offset")
+    due_at: str = Field(max_length=40, examples=["2026-12-04T23:59"])
+    lessons: list[str] = Field(default=[], max_length=40, description="lesson slugs")
+    exercises: list[str] = Field(default=[], max_length=40, description="exercise ids")
+    complete_tier: str = Field(default="passed", max_length=32,
+                               description="passed, or a speed tier id every named exercise has")
+    late_policy: Literal["mark", "close"] = Field(default="mark",
+                                                  description="mark: late work counts, marked late; close: it does not")
+
+
+class Deadline(BaseModel):
+    utc: str = Field(examples=["2026-12-04T14:59:00Z"])
+    yours: str = Field(description="in your time zone", examples=["2026-12-04 06:59 PST"])
+    class_zone: str = Field(description="in the class's time zone", examples=["2026-12-04 23:59 KST"])
+
+
+class AssignmentOut(BaseModel):
+    id: int
+    class_id: int
+    title: str
+    opens: Deadline
+    due: Deadline
+    complete_tier: str
+    late_policy: str
+    lessons: list[str]
+    exercises: list[str]
+
+
+class ClassDetail(ClassOut):
+    assignments: list[AssignmentOut]
+
+
+class ExerciseGrade(BaseModel):
+    exercise: str
+    verdict: str | None = Field(description="best effective verdict (after graders' overrides)")
+    best_on_time: str | None = Field(description="highest level reached by the due time: passed or a tier id")
+    best_late: str | None = Field(description="a higher level reached only after the due time")
+    attempts: int
+    first_pass_at: str | None
+    complete: bool
+    late: bool
+
+
+class LessonGrade(BaseModel):
+    lesson: str
+    read_at: str | None
+    complete: bool
+    late: bool
+
+
+class GradeCell(BaseModel):
+    assignment_id: int
+    score: int = Field(description="items complete (lessons read, exercises at the assignment's tier)")
+    out_of: int
+    late: bool
+    exercises: list[ExerciseGrade]
+    lessons: list[LessonGrade]
+
+
+class GradebookRow(BaseModel):
+    user_id: int
+    username: str
+    email: str
+    cells: list[GradeCell]
+
+
+class Gradebook(BaseModel):
+    class_id: int
+    assignments: list[AssignmentOut]
+    learners: list[GradebookRow]
+
+
+class TierCount(BaseModel):
+    level: str
+    learners: int
+
+
+class CodeCount(BaseModel):
+    code: str
+    label: str = Field(description="the code's label in the reader's language")
+    attempts: int
+
+
+class ExerciseInsightOut(BaseModel):
+    exercise: str
+    started: int
+    passed: int
+    tiers: list[TierCount]
+    failure_codes: list[CodeCount]
+    median_attempts_to_pass: float | None
+    median_minutes_to_pass: float | None
+
+
+class InsightOut(BaseModel):
+    assignment_id: int
+    learners: int
+    not_started: list[str]
+    exercises: list[ExerciseInsightOut]
+
+
+class BoardEntryOut(BaseModel):
+    rank: int
+    name: str = Field(description="the learner's username, or the alias they chose")
+    is_alias: bool
+    submission_id: int | None = Field(description="shown to those who may strike entries")
+    speedup_ci_low: float = Field(description="the lower end of the speedup's confidence interval: what ranks")
+    speedup: float
+    speedup_ci_high: float
+    against: str = Field(description="the reference kernel the speedup is measured against")
+    gpu: str
+    submitted_at: str
+
+
+class BoardOut(BaseModel):
+    exercise: str
+    class_id: int | None
+    hidden_until: str | None = Field(description="set while the board is hidden until the due time")
+    entries: list[BoardEntryOut]
+
+
+class StrikeRequest(BaseModel):
+    submission_id: BodyRowId
+    reason: str = Field(max_length=4000)
+
+
+class StrikeOut(BaseModel):
+    id: int
+    submission_id: int
+    class_id: int | None
+    grader: str
+    reason: str
+    created_at: str
+
+
+class BoardProfileIn(BaseModel):
+    use_alias: bool = False
+    alias: str = Field(default="", max_length=200)
+    site_board: bool = Field(default=False, description="take part in the site-wide board")
+
+
+class BoardProfileOut(BaseModel):
+    use_alias: bool
+    alias: str
+    site_board: bool
+
+
+class LeftItem(BaseModel):
+    kind: Literal["lesson", "exercise"]
+    ref: str
+    title: str
+    url: str
+
+
+class MyAssignment(BaseModel):
+    assignment: AssignmentOut
+    class_name: str
+    score: int
+    out_of: int
+    late: bool
+    overdue: bool = Field(description="the due time has passed with items left")
+    left: list[LeftItem]
+
+
+class MyAssignments(BaseModel):
+    assignments: list[MyAssignment]
+
+
+class WorkOut(BaseModel):
+    id: int
+    learner: str
+    exercise: str
+    submitted_at: str
+    state: str
+    verdict: str | None = Field(description="effective verdict (a grader's override wins); null while not graded")
+    overridden: bool
+    speedup_ci_low: float | None
+    source: str
+
+
+class WorkList(BaseModel):
+    submissions: list[WorkOut]
