@@ -91,4 +91,7 @@ def test_the_course_page_is_titled_by_its_class(lms):
     browser, landed = sign_in_through_lms(lms, "t", Person("lms-t", "Teacher", [INSTRUCTOR]))
     page = browser.get(lms.tool + landed.headers["location"])
     assert re.search(r"<title>CUDA 101 · [^<]+</title>", page.text)
+    # the class's own pages are one click away, and the instructor may open them
+    gradebook = re.search(r'href="(/en/classes/\d+/gradebook)" data-gradebook-link', page.text).group(1)
+    assert browser.get(lms.tool + gradebook).status_code == 200
     assert page.text.count("data-lms-grades") + page.text.count("Nothing sent yet") == 1
