@@ -42,3 +42,15 @@ def test_a_learner_launches_from_the_lms_iframe_on_a_phone(lms, browser, locale,
     assert "Min.Park" in course.content()  # signed in as the new account
     assert errors == []
     context.close()
+
+
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+def test_a_refused_launch_is_readable_inside_the_lms_frame(lms, browser):
+    lms.state.plans["x"] = LaunchPlan(Person("lms-x", "X", [LEARNER]), deployment_id="not-registered")
+    context = browser.new_context(viewport=PHONE, locale="ko-KR")
+    page = context.new_page()
+    page.goto(f"{lms.url}/course/x")
+    message = page.frame_locator("#tool").locator("[role=alert]")
+    message.wait_for()
+    assert message.inner_text() == "이 도구 배포는 여기에 등록되어 있지 않아요. 관리자에게 배포 ID 추가를 요청해 주세요."
+    context.close()
