@@ -56,12 +56,6 @@ def set_member(db: Session, context: LtiContext, subject: str, *, role: str, nam
     return row
 
 
-def role_in(db: Session, context_id: int, user_id: int) -> str | None:
-    """The user's role in the course, or None when they are not an active member."""
-    return db.scalar(select(LtiMember.role).where(LtiMember.context_id == context_id, LtiMember.user_id == user_id,
-                                                  LtiMember.active.is_(True)))
-
-
 def members(db: Session, context_id: int) -> list[LtiMember]:
     return list(db.scalars(select(LtiMember).where(LtiMember.context_id == context_id)
                            .order_by(LtiMember.role, LtiMember.name, LtiMember.id)))

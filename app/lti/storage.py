@@ -14,7 +14,7 @@ from typing import Any
 
 from pylti1p3.launch_data_storage.base import LaunchDataStorage
 from pylti1p3.session import SessionService
-from sqlalchemy import delete, select
+from sqlalchemy import delete
 from sqlalchemy.orm import Session
 
 from app.core.clock import utcnow
@@ -84,8 +84,3 @@ def purge_expired(db: Session) -> int:
     """Drop expired values (run on every login: cheap, indexed, keeps the table small)."""
     result = db.execute(delete(LtiLaunchValue).where(LtiLaunchValue.expires_at <= utcnow()))
     return int(getattr(result, "rowcount", 0) or 0)
-
-
-def peek(db: Session, key: str) -> Any:
-    row = db.scalar(select(LtiLaunchValue).where(LtiLaunchValue.key == key, LtiLaunchValue.expires_at > utcnow()))
-    return json.loads(row.value) if row is not None else None
