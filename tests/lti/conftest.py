@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 
-from tests.lti.live import free_port, serve
+from tests.lti.live import bound_socket, serve, url_of
 from tests.lti.platform import CLIENT_ID, DEPLOYMENT_ID, LaunchPlan, PlatformState, make_platform
 
 INPUT = re.compile(r'<input type="hidden" name="(\w+)" value="([^"]*)"')
@@ -49,10 +49,10 @@ def lms(settings, db_url):
 
     # passback runs only when a test calls it (no background timing in tests)
     app = create_app(settings.model_copy(update={"database_url": db_url, "lti_passback_seconds": 0}))
-    tool_port, platform_port = free_port(), free_port()
-    tool_url, platform_url = f"http://127.0.0.1:{tool_port}", f"http://127.0.0.1:{platform_port}"
+    tool_socket, platform_socket = bound_socket(), bound_socket()
+    tool_url, platform_url = url_of(tool_socket), url_of(platform_socket)
     state = PlatformState(tool_url, platform_url)
-    with serve(app, tool_port), serve(make_platform(state), platform_port):
+    with serve(app, tool_socket), serve(make_platform(state), platform_socket):
         with app.state.session_factory() as db:
             registry.register(db, registry.PlatformForm(
                 name="Test LMS", issuer=platform_url, client_id=CLIENT_ID,
