@@ -127,6 +127,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table in ("lti_score", "lti_line_item", "lti_member", "lti_context", "lti_identity", "lti_launch_value", "lti_key", "lti_deployment",
-                  "lti_platform"):
+    for table in ("lti_score", "lti_line_item", "lti_member", "lti_context", "lti_identity", "lti_launch_value",
+                  "lti_key", "lti_deployment", "lti_platform"):
         op.drop_table(table)
