@@ -183,6 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_create_admin(sub)
 
+    from app.lti.cli import add_parser as add_lti
+
+    add_lti(sub)
+
     from app.submissions.cli import add_parser as add_dispatcher
 
     add_dispatcher(sub)

@@ -29,6 +29,11 @@ from app.core.proxies import add_proxy_headers
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
+from app.lti import passback as lti_passback
+from app.lti.admin import router as lti_admin_router
+from app.lti.continue_routes import router as lti_continue_router
+from app.lti.course_routes import router as lti_course_router
+from app.lti.routes import router as lti_router
 from app.notifications.routes import router as notifications_router
 from app.profile.routes import router as profile_router
 from app.progress.routes import router as progress_api_router
@@ -89,9 +94,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
             app.state.submissions.enqueue = Enqueuer(settings.resolved_database_url)
         submissions.start(app)  # the grading dispatcher (a thread; see app/submissions/dispatcher.py)
+        # LMS grade passback (app/lti/passback.py): changed scores go to connected LMSes
+        passback = asyncio.create_task(lti_passback.run_forever(app)) if settings.lti_passback_seconds > 0 else None
         try:
             yield
         finally:
+            if passback is not None:
+                passback.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await passback
             await run_in_threadpool(submissions.stop, app)
             flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -144,6 +155,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(notifications_router)
     app.include_router(reports_router)
     app.include_router(ladder_router)  # /{lang}/ladder
+    app.include_router(lti_router)  # /lti/login, /lti/launch, /lti/jwks and the pages a launch leads to
+    app.include_router(lti_continue_router)  # /{lang}/lti/continue: sign-in after a launch
+    app.include_router(lti_admin_router)  # /{lang}/admin/lti
+    app.include_router(lti_course_router)  # /{lang}/lti/courses/{id}: an LMS course's class, roster sync, grades sent
     submissions.install(app)  # /api/exercises/{id}/submissions, /api/submissions/{id}[/events]
     from app.graders.api import router as graders_api_router
     from app.graders.pages import router as graders_pages_router

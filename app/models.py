@@ -11,6 +11,7 @@ from app.classes import models as _class_models  # noqa: F401
 from app.comments import models as _comment_models  # noqa: F401
 from app.core.db import Base
 from app.lessons import models as _lesson_models  # noqa: F401
+from app.lti import models as _lti_models  # noqa: F401
 from app.notifications import models as _notification_models  # noqa: F401
 from app.progress import models as _progress_models  # noqa: F401
 from app.reports import models as _report_models  # noqa: F401

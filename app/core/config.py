@@ -63,6 +63,10 @@ class Settings(BaseSettings):
     # empty believes no one, so no visitor can pick the address per-IP limits see (app/core/proxies.py).
     trusted_proxies: str = ""
 
+    # ---- LMS connections (app/lti) ----
+    # Seconds between grade passback passes (find changed scores, send them to the LMS); 0 = off.
+    lti_passback_seconds: float = Field(default=15.0, ge=0)
+
     # ---- accounts (app/accounts) ----
     # How long a sign-in lasts (hours; 336 = 14 days).
     session_hours: float = Field(default=14 * 24, gt=0)

@@ -7,6 +7,8 @@ test_headers.py opens the pages in Chromium and fails on any CSP violation). Sty
 (style attributes in templates and the editor bundle's injected <style>): a style cannot run code.
 No framing (frame-ancestors and X-Frame-Options), forms post only to us, no plugins, no <base>.
 HSTS only on HTTPS responses (a plain-HTTP development server must not pin itself).
+A response that sets its own Content-Security-Policy (the pages an LMS frames, app/lti/framing.py)
+decides its framing there: X-Frame-Options, which cannot name an allowed framer, is then left off.
 """
 from __future__ import annotations
 
@@ -50,6 +52,8 @@ class SecurityHeadersMiddleware:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 present = {name for name, _ in message.get("headers", [])}
+                if b"content-security-policy" in present:
+                    present.add(b"x-frame-options")
                 message["headers"] = list(message.get("headers", [])) + [h for h in extra if h[0] not in present]
             await send(message)
 
