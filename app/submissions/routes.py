@@ -19,6 +19,7 @@ from app.submissions import events, intake, queue
 from app.submissions.intake import MAX_BODY_BYTES
 from app.submissions.messages import SubmissionError
 from app.submissions.models import Submission
+from app.submissions.reviews import reviews_for
 from app.submissions.runtime import SubmissionsRuntime
 from app.submissions.schemas import ErrorBody, SubmissionCreated, SubmissionList, SubmissionRequest, SubmissionView
 from app.submissions.views import submission_json
@@ -78,7 +79,8 @@ def _load_visible(request: Request, auth: Auth, sub_id: RowId, db: Session) -> t
     if row is None or (row.user_id != auth.user.id and not reviewer):
         db.commit()  # ends the read (commit, unlike rollback, keeps auth.user loaded)
         raise SubmissionError("not_found", status=404)  # never tell whether someone else's id exists
-    view = submission_json(row, lang=api_lang(request), position=queue.position(db, row), include_source=True)
+    view = submission_json(row, lang=api_lang(request), position=queue.position(db, row), include_source=True,
+                           reviews=reviews_for(db, [row.id])[row.id])
     db.commit()  # end the read: the connection goes back to the pool at once
     return view, row
 
@@ -131,8 +133,9 @@ async def list_submissions(exercise_id: str, request: Request, auth: Auth = Depe
         rows = db.scalars(select(Submission).where(Submission.user_id == auth.user.id,
                                                    Submission.exercise_id == exercise_id)
                           .order_by(Submission.id.desc()).limit(50)).all()
+        trails = reviews_for(db, [r.id for r in rows])
         views = [submission_json(r, lang=api_lang(request), position=queue.position(db, r), include_source=False,
-                                 include_result=False) for r in rows]
+                                 include_result=False, reviews=trails[r.id]) for r in rows]
         db.commit()
         return views
 

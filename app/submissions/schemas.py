@@ -48,7 +48,11 @@ class SubmissionView(BaseModel):
     state_text: str = Field(description="the state in the reader's language (ko or en)")
     position: int | None = None
     final: bool
-    verdict: str | None = Field(None, examples=["PASSED"])
+    verdict: str | None = Field(None, examples=["PASSED"], description="null until final; then the verdict that "
+                                "counts: a grader's override, else the automatic one")
+    automatic_verdict: str | None = Field(None, examples=["PASSED"],
+                                          description="null until final; the engine's own verdict")
+    overridden: bool = Field(False, description="a grader overrode the automatic verdict")
     launch: dict[str, Any] | None = None
     source_bytes: int
     attempts: int

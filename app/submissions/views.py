@@ -8,7 +8,8 @@ from typing import Any
 from app.core.errors import translate
 from app.submissions import states
 from app.submissions.messages import STATES
-from app.submissions.models import Submission
+from app.submissions.models import Submission, SubmissionReview
+from app.submissions.reviews import effective_verdict
 
 
 def _iso(value: dt.datetime | None) -> str | None:
@@ -20,15 +21,24 @@ def _ms(a: dt.datetime | None, b: dt.datetime | None) -> float | None:
 
 
 def submission_json(row: Submission, *, lang: str, position: int | None, include_source: bool,
-                    include_result: bool = True) -> dict[str, Any]:
+                    include_result: bool = True, reviews: list[SubmissionReview] | None = None) -> dict[str, Any]:
+    """``reviews`` is the submission's review trail (app.submissions.reviews.reviews_for): a grader's
+    override is the verdict that counts, so the API reports it, with the engine's beside it."""
+    final = row.state == states.DONE
+    # A job that is not final has no verdict yet: one waiting for a GPU carries the engine's
+    # UNAVAILABLE in its row, and a script told to resubmit on UNAVAILABLE would resubmit it.
+    automatic = row.verdict if final else None
+    verdict = effective_verdict(row, reviews or []) if final else None
     data: dict[str, Any] = {
         "id": row.id,
         "exercise": row.exercise_id,
         "state": row.state,
         "state_text": translate(STATES, row.state, lang, {"position": position}),
         "position": position if row.state == states.QUEUED else None,
-        "final": row.state == states.DONE,
-        "verdict": row.verdict,
+        "final": final,
+        "verdict": verdict,
+        "automatic_verdict": automatic,
+        "overridden": verdict != automatic,
         "launch": json.loads(row.launch) if row.launch else None,
         "source_bytes": row.source_bytes,
         "attempts": row.attempts,
