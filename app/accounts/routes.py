@@ -1,4 +1,5 @@
-"""Account pages: sign up, sign in, sign out (here or everywhere) and the admins' role page. Every
+"""Account pages: sign up, sign in, sign out (here or everywhere), the admins' role page with its
+one-time password-reset links, and the page such a link opens. Every
 POST passes ``csrf_protect``. The profile (progress, submissions, tokens, reset, delete) is
 app/profile, which builds on this package and on the learner's features."""
 from __future__ import annotations
@@ -9,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
-from app.accounts import ratelimit, users
+from app.accounts import ratelimit, resets, users
 from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth, require_permission, verify_csrf
 from app.accounts.messages import AccountsError, message
 from app.accounts.models import User
@@ -128,12 +129,55 @@ def signout_everywhere(request: Request, lang: str = Form("ko"), revoke_tokens: 
 
 # ---- admin: roles ----------------------------------------------------------------------------------
 
+def _admin_page(request: Request, lang: str, auth, db: Session, **values):
+    context = account_context(request, lang, "/admin/users", auth)
+    context.update(users=list(db.scalars(select(User).order_by(User.created_at))), roles=ROLES, error=None,
+                   reset_hours=resets.LINK_HOURS, **values)
+    return render(request, "accounts/admin_users.html", context)
+
+
 @router.get("/{lang:lang}/admin/users")
 def admin_users(lang: str, request: Request, auth=Depends(require_users_manage),
                 db: Session = Depends(db_session)):
-    context = account_context(request, lang, "/admin/users", auth)
-    context.update(users=list(db.scalars(select(User).order_by(User.created_at))), roles=ROLES, error=None)
-    return render(request, "accounts/admin_users.html", context)
+    return _admin_page(request, lang, auth, db)
+
+
+@router.post("/{lang:lang}/admin/users/{user_id}/reset-link", dependencies=CSRF)
+def admin_reset_link(lang: str, user_id: RowId, request: Request, auth=Depends(require_users_manage),
+                     db: Session = Depends(db_session)):
+    """A one-time link for a user who forgot their password, shown once on the page that answers."""
+    target = db.get(User, user_id)
+    if target is None:
+        raise AccountsError("not_found", status=404)
+    token = resets.issue(db, target, auth.user.username)
+    db.commit()
+    link = str(request.base_url).rstrip("/") + resets.path(lang, token)
+    return _admin_page(request, lang, auth, db, reset_for=target.username, reset_link=link)
+
+
+# ---- a password-reset link -----------------------------------------------------------------------
+
+@router.get("/{lang:lang}/reset-password/{token}")
+def reset_page(lang: str, token: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+    user = resets.pending(db, token)
+    if user is None:
+        return _form_page(request, lang, "accounts/reset_password.html", auth, error="reset_link_invalid",
+                          status=404, token=token[:100], username="", valid=False)
+    return _form_page(request, lang, "accounts/reset_password.html", auth, token=token, username=user.username,
+                      valid=True)
+
+
+@router.post("/{lang:lang}/reset-password/{token}", dependencies=CSRF)
+def reset_submit(lang: str, token: str, request: Request, password: str = Form(""), password2: str = Form(""),
+                 auth=Depends(current_auth), db: Session = Depends(db_session)):
+    try:
+        user = resets.redeem(db, token, password, password2)
+    except AccountsError as exc:
+        db.rollback()
+        still = resets.pending(db, token)
+        return _form_page(request, lang, "accounts/reset_password.html", auth, error=exc.code, status=exc.status,
+                          token=token[:100], username=still.username if still else "", valid=still is not None)
+    return _signed_in_redirect(request, db, user, f"/{lang}/profile", lang)
 
 
 @router.post("/{lang:lang}/admin/users/{user_id}/role", dependencies=CSRF)
