@@ -9,6 +9,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import SESSION_COOKIE
 from app.core.bodies import make_router
+from app.core.page_cache import page_response
 from app.ladder.embed import content_store
 from app.ladder.page import page_context_for, rung_source_html
 from app.progress.page_state import signed_in_view
@@ -39,7 +40,7 @@ async def ladder_page(lang: str, request: Request):
         response.headers["Cache-Control"] = "private, no-store"
         return response
     page = state.page_cache.page(("ladder", lang), (content, results.version), build)
-    return Response(page.before + page.after, media_type="text/html; charset=utf-8")
+    return page_response(page, b"", request.headers.get("accept-encoding"))
 
 
 @router.get("/{lang:lang}/ladder/source/{stem}")

@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import SESSION_COOKIE
 from app.core.bodies import make_router
-from app.core.page_cache import STRIP_MARKER, CachedPage
+from app.core.page_cache import STRIP_MARKER, CachedPage, page_response
 from app.lessons.catalog import Lesson
 from app.lessons.guide import guide_html
 from app.lessons.preview import preview_auth, show_drafts
@@ -55,8 +55,8 @@ def _strip(request: Request, lang: str, learner: LearnerState, lesson_slugs: lis
     return request.app.state.page_cache.strip((lang, learner, tuple(lesson_slugs)), build)
 
 
-def _respond(page: CachedPage, strip: bytes) -> Response:
-    return Response(page.before + strip + page.after, media_type="text/html; charset=utf-8")
+def _respond(request: Request, page: CachedPage, strip: bytes) -> Response:
+    return page_response(page, strip, request.headers.get("accept-encoding"))
 
 
 async def _reader_view(request: Request, *args) -> ReaderView | None:
@@ -83,7 +83,7 @@ def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slu
         page = CachedPage((), before.encode(), after.encode())
     else:
         page = reader_pages(request.app.state).page((key, reader), deps, lambda: build(view.context))
-    response = _respond(page, _strip(request, lang, view.learner, slugs))
+    response = _respond(request, page, _strip(request, lang, view.learner, slugs))
     response.headers["Cache-Control"] = "private, no-store"
     return response
 
@@ -116,7 +116,7 @@ async def course_index(lang: str, request: Request):
     if view is not None:
         return _respond_signed_in(request, lang, view, build, slugs, ("index", lang, drafts), (snapshot,))
     page = state.page_cache.page(("index", lang, drafts), (snapshot,), build)
-    return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), slugs))
+    return _respond(request, page, _strip(request, lang, visitor_state(len(lessons), lang), slugs))
 
 
 @router.api_route("/{lang:lang}/lessons/{slug}", methods=["GET", "HEAD"])
@@ -160,7 +160,7 @@ async def lesson_page(lang: str, slug: str, request: Request):
                                   ("lesson", lang, slug, drafts), deps)
     page = state.page_cache.page(("lesson", lang, slug, drafts), deps, build)
     state.views.hit(lesson.slug, lang)
-    return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), [item.slug for item in lessons]))
+    return _respond(request, page, _strip(request, lang, visitor_state(len(lessons), lang), [item.slug for item in lessons]))
 
 
 @router.get("/{lang:lang}/authoring", include_in_schema=False)
