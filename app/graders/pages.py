@@ -81,7 +81,9 @@ def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depe
     return _detail(request, lang, sub_id, auth, done=done)
 
 
-def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "", error: str = "", status: int = 200):
+def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "", error: str = "", status: int = 200,
+            typed: dict[str, str] | None = None):
+    """The submission page; after a refused form, ``typed`` (kind, reason, verdict) refills that form."""
     with request.app.state.session_factory() as db:
         row = db.get(Submission, sub_id)
         if row is None:
@@ -93,7 +95,7 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
         context.update(sub=row, learner=learner, r=panel, trail=trail, source_html=highlighted_source(row.source),
                        verdicts=vocab.OVERRIDE_VERDICTS, exercise_title=exercise_titles(request, lang),
                        effective=effective_verdict(row, trail), flags=listing.flags_of(reviews.result_of(row)),
-                       done_text=text(DONE, done, lang) if done in DONE else "", error_text=error)
+                       done_text=text(DONE, done, lang) if done in DONE else "", error_text=error, typed=typed)
     return render(request, "graders/detail.html", context, status=status)
 
 
@@ -108,6 +110,16 @@ async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason
     except reviews.ReviewError as exc:
         if exc.code == "not_found":
             raise HTTPException(404) from exc
+        # The page answers the POST (the typed text comes back in its form); site.js puts the
+        # submission's own address back in the address bar, and a GET of this address leads there too.
         return await run_in_threadpool(_detail, request, lang, sub_id, auth, error=exc.message(lang),
-                                       status=exc.status)
+                                       status=exc.status, typed={"kind": kind, "reason": reason, "verdict": verdict})
     return RedirectResponse(f"/{lang}/graders/submissions/{sub_id}?done={kind}", status_code=303)
+
+
+@router.get("/{lang:lang}/graders/submissions/{sub_id}/{kind}")
+def act_address(lang: str, sub_id: RowId, kind: str, auth=Depends(require_reviewer)):
+    """A form's address opened again (a reload after an error, a copied link): the submission's page."""
+    if kind not in DONE:
+        raise HTTPException(404)
+    return RedirectResponse(f"/{lang}/graders/submissions/{sub_id}", status_code=303)

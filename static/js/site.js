@@ -212,8 +212,16 @@
     button.textContent = button.dataset.labelContinue.replace("%(number)s", number) + " →";
   }
 
+  // A page that answered a refused form (the typed text kept in it) shows the page's own address,
+  // not the form's: a reload or a copied link then opens the page instead of sending the form again.
+  function initReplaceUrl() {
+    var node = document.querySelector("[data-replace-url]");
+    if (node && window.history && history.replaceState) history.replaceState(null, "", node.getAttribute("data-replace-url"));
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     var progress = readProgress();
+    initReplaceUrl();
     initTheme(); initMenu(); initCopy(); initScrollers(); initLazySources();
     // A signed-in reader's progress comes from the server (progress.js), not from this browser:
     // the course page's main button follows the lessons the strip says are completed.
