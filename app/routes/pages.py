@@ -33,12 +33,24 @@ router = make_router()
 fallback_router = make_router()
 
 
+def _english_section_ids(lesson: Lesson, text_lang: str) -> list[tuple[int, str]] | None:
+    """The English text's section ids, which the other language's sections take: one id per section
+    in both languages (a language switch or a shared link lands on the same section)."""
+    english = lesson.texts.get("en")
+    if text_lang == "en" or english is None:
+        return None
+    rendered = english._rendered.get("en")
+    if rendered is None:
+        rendered = english._rendered["en"] = render_markdown(english.body, "en")
+    return [(level, section_id) for level, section_id, _ in rendered.headings]
+
+
 def _body_html(request: Request, lesson: Lesson, lang: str) -> tuple[str, list, str, bool]:
     """Rendered body (cached per file version and UI language) with measured tables filled in."""
     text, fallback = lesson.text(lang)
     rendered = text._rendered.get(lang)
     if rendered is None:
-        rendered = text._rendered[lang] = render_markdown(text.body, lang)
+        rendered = text._rendered[lang] = render_markdown(text.body, lang, _english_section_ids(lesson, text.lang))
     html = rendered.html
     if rendered.measured:
         results = request.app.state.results
