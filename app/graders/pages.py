@@ -8,8 +8,6 @@ from urllib.parse import urlencode
 from fastapi import Depends, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse
 from markupsafe import Markup
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, require_permission
@@ -22,21 +20,13 @@ from app.graders import listing, reviews
 from app.graders.api import act, exercise_titles
 from app.graders.messages import DONE, text
 from app.panel.submission import present_submission
-from app.rendering.code import CudaCppLexer
+from app.rendering.code import highlighted_source
 from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
 
 router = make_router(include_in_schema=False)
 REVIEW = "submissions.review"
 require_reviewer = require_permission(REVIEW)
-# inline numbers: a table of numbers beside the code drifts out of line with the site's <pre> styles
-_FORMATTER = HtmlFormatter(linenos="inline", lineanchors="src")
-
-
-def highlighted_source(source: str) -> Markup:
-    return Markup(highlight(source, CudaCppLexer(), _FORMATTER))
-
-
 def _exercises() -> list[str]:
     from kernels.engine import list_exercises
 
@@ -92,7 +82,7 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
         trail = reviews_for(db, [row.id])[row.id]
         panel = present_submission(db, row, lang)
         context = account_context(request, lang, f"/graders/submissions/{sub_id}", auth)
-        context.update(sub=row, learner=learner, r=panel, trail=trail, source_html=highlighted_source(row.source),
+        context.update(sub=row, learner=learner, r=panel, trail=trail, source_html=Markup(highlighted_source(row.source)),
                        verdicts=vocab.OVERRIDE_VERDICTS, exercise_title=exercise_titles(request, lang),
                        effective=effective_verdict(row, trail), flags=listing.flags_of(reviews.result_of(row)),
                        done_text=text(DONE, done, lang) if done in DONE else "", error_text=error, typed=typed)

@@ -7,6 +7,7 @@ import json
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse
+from markupsafe import Markup
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -19,6 +20,7 @@ from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
 from app.panel.submission import present_submission
+from app.rendering.code import highlighted_source
 from app.submissions.models import Submission
 from app.submissions.routes import _limits as submission_limits
 from app.submissions.routes import signed_in_with_csrf
@@ -64,13 +66,15 @@ def _fragment(request: Request, lang: str, template: str, **values) -> HTMLRespo
 
 
 async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict:
-    """The panel's view of one submission for its owner (graders: any); 404 for anyone else."""
+    """The panel's view of one submission for its owner (graders: any); 404 for anyone else.
+    ``source`` and ``launch`` are the submission's own, so the panel shows the code the result is about."""
     def load():
         with request.app.state.session_factory() as db:
             row = db.get(Submission, sub_id)
             if row is None or (row.user_id != auth.user.id and not can(auth.user.role, REVIEW)):
                 return None
-            return present_submission(db, row, lang, owner_view=row.user_id == auth.user.id)
+            panel = present_submission(db, row, lang, owner_view=row.user_id == auth.user.id)
+            return {**panel, "source": row.source, "launch_json": row.launch}
 
     panel = await run_in_threadpool(load)
     if panel is None:
@@ -80,9 +84,10 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
 
 @router.get("/{lang:lang}/panel/submissions/{sub_id}")
 async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depends(require_auth)):
-
+    """The result with the submission's own code beside it (read-only, "Load into the editor")."""
     panel = await _visible_panel(request, sub_id, lang, auth)
-    return _fragment(request, lang, "panel/result.html", r=panel)
+    source_html = Markup(highlighted_source(panel["source"], f"sub{sub_id}-line"))
+    return _fragment(request, lang, "panel/submission.html", r=panel, source_html=source_html)
 
 
 @api_router.get("/submissions/{sub_id}")

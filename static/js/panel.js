@@ -86,7 +86,7 @@
     var last = this.canSubmit ? load(this.lastKey) : null;
     if (this.canSubmit && asked > 0) { this.follow(asked, false); this.root.scrollIntoView(); }
     else if (last) this.follow(last, true);
-    else if (this.canSubmit) this.followLatest();
+    else if (this.canSubmit) this.followLatest(!(draft && draft.source));
     this.root.setAttribute("data-ready", "");
   };
 
@@ -120,7 +120,8 @@
     this.dialog = dialog;
     this.result.addEventListener("click", function (e) {
       var jump = e.target.closest("[data-jump-line]");
-      if (jump) self.editor.gotoLine(parseInt(jump.getAttribute("data-jump-line"), 10), 1);
+      if (jump) self.jumpTo(parseInt(jump.getAttribute("data-jump-line"), 10));
+      if (e.target.closest("[data-load-source]")) self.loadSource(false);
     });
     var box = this.root.querySelector("[data-history-box]");
     if (box) {
@@ -265,6 +266,10 @@
       return r.text().then(function (html) {
         if (self.watching !== id) return null;
         self.result.innerHTML = html;
+        if (self.sourceWanted === id) {
+          self.sourceWanted = null;
+          if (self.editor.getValue() === self.config.starter) self.loadSource(true);
+        }
         var node = self.result.querySelector("[data-result-state]");
         var state = node ? node.getAttribute("data-result-state") : null;
         if (state && END_STATES[state] && self.lastState && !END_STATES[self.lastState]) self.loadHistory();
@@ -304,14 +309,47 @@
     }, 2000);
   };
 
-  Panel.prototype.followLatest = function () {
+  Panel.prototype.followLatest = function (intoEditor) {
     var self = this;
     fetch("/api/exercises/" + encodeURIComponent(this.exercise) + "/submissions", { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.json() : { submissions: [] }; })
       .then(function (body) {
         var latest = body.submissions && body.submissions[0];
-        if (latest && self.watching === null) self.follow(latest.id, true);
+        if (!latest || self.watching !== null) return;
+        // A browser with no draft of its own (a new device) starts from the learner's latest code.
+        if (intoEditor) self.sourceWanted = latest.id;
+        self.follow(latest.id, true);
       }).catch(function () {});
+  };
+
+  // The code of the submission shown under the result (templates/panel/submission.html).
+  Panel.prototype.shownSource = function () {
+    var text = this.result.querySelector("[data-source-text]");
+    return text ? { source: text.value, launch: JSON.parse(text.getAttribute("data-launch") || "null"),
+                    id: text.closest("[data-submission-source]").getAttribute("data-submission-source") } : null;
+  };
+  Panel.prototype.loadSource = function (quietly) {
+    var shown = this.shownSource();
+    if (!shown) return;
+    this.editor.setValue(shown.source);
+    if (shown.launch && shown.launch.block) this.setLaunch(shown.launch);
+    store(this.draftKey, { source: shown.source, saved: new Date().toISOString(), launch: shown.launch });
+    this.note(fill(this.t("source-loaded"), { id: shown.id }));
+    if (!quietly) this.editor.focus();
+  };
+  // "Line N" of a result: in the editor when it holds that submission's code, else in the code shown
+  // under the result (the editor may hold other code by now, where line N means something else).
+  Panel.prototype.jumpTo = function (line) {
+    var shown = this.shownSource();
+    if (!shown || shown.source === this.editor.getValue()) { this.editor.gotoLine(line, 1); return; }
+    var box = this.result.querySelector("[data-submission-source]");
+    box.open = true;
+    var old = box.querySelector(".is-jumped");
+    if (old) old.classList.remove("is-jumped");
+    var anchor = box.querySelector("#sub" + shown.id + "-line-" + line);
+    if (!anchor) return;
+    (anchor.nextElementSibling || anchor).classList.add("is-jumped");  // the line's number
+    anchor.scrollIntoView({ block: "center" });
   };
 
   Panel.prototype.loadHistory = function () {
