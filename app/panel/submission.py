@@ -26,7 +26,9 @@ from app.submissions.views import submission_json
 def present_submission(db: Session, row: Submission, lang: str, *, owner_view: bool = False) -> dict[str, Any]:
     """What the result template (panel/result.html) shows of ``row``; ``owner_view`` offers the
     profiler to the submission's owner when it passed."""
-    view = submission_json(row, lang=lang, position=queue.position(db, row), include_source=False)
+    position = queue.position(db, row)
+    view = submission_json(row, lang=lang, position=position, include_source=False,
+                           seconds_per_job=queue.seconds_per_job(db) if position else None)
     panel = present(view, lang)
     panel["insight"] = present_insight((view.get("result") or {}).get("insight"), row.source, lang,
                                        can_profile=owner_view and panel.get("verdict") == "PASSED")
@@ -35,4 +37,6 @@ def present_submission(db: Session, row: Submission, lang: str, *, owner_view: b
                          "verdict_label": vocab.label(vocab.VERDICT, r.verdict_after, lang)}
                         for r in trail if r.kind in ("note", "override")]
     # a grader's override is the verdict the learner sees, with its tiers and XP; the engine's stays beside it
+    # its author may take it back while it waits (the graders' page shows the same result without)
+    panel["can_cancel"] = owner_view and row.state in ("queued", "awaiting_gpu")
     return overridden.apply(panel, row, trail, lang)

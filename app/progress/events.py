@@ -18,6 +18,8 @@ LESSON_COMPLETED = "lesson_completed"
 LANGUAGE_READ = "language_read"  # a lesson read (completed) in one language
 EXERCISE_ATTEMPTED = "exercise_attempted"
 EXERCISE_PASSED = "exercise_passed"
+# compiled, waiting for a GPU: "It compiles" is the compiler's word, earned before the GPU's verdict
+EXERCISE_COMPILED = "exercise_compiled"
 SPEEDUP_REACHED = "speedup_reached"
 COMMENT_POSTED = "comment_posted"
 REPLY_MARKED_HELPFUL = "reply_marked_helpful"
@@ -27,7 +29,7 @@ VERDICT_OVERRIDDEN = "verdict_overridden"
 ACHIEVEMENT_REVOKED = "achievement_revoked"
 _COLUMNS = ("user_id", "epoch", "kind", "subject", "lang", "value", "data", "source", "dedupe",
             "occurred_at", "recorded_at")
-KINDS = (LESSON_OPENED, LESSON_COMPLETED, LANGUAGE_READ, EXERCISE_ATTEMPTED, EXERCISE_PASSED,
+KINDS = (LESSON_OPENED, LESSON_COMPLETED, LANGUAGE_READ, EXERCISE_ATTEMPTED, EXERCISE_PASSED, EXERCISE_COMPILED,
          SPEEDUP_REACHED, COMMENT_POSTED, REPLY_MARKED_HELPFUL, VERDICT_OVERRIDDEN, ACHIEVEMENT_REVOKED)
 
 

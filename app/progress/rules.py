@@ -52,7 +52,8 @@ def all_lessons(events, ctx):
 
 
 def first_compile(events, ctx):
-    return _first(events, lambda e: e.kind == ev.EXERCISE_ATTEMPTED and bool(e.data.get("compiled")))
+    return _first(events, lambda e: e.kind == ev.EXERCISE_COMPILED
+                  or (e.kind == ev.EXERCISE_ATTEMPTED and bool(e.data.get("compiled"))))
 
 
 def first_correct(events, ctx):

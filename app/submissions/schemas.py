@@ -31,6 +31,7 @@ class SubmissionRequest(BaseModel):
 class Links(BaseModel):
     self: str
     events: str
+    cancel: str = Field(description="POST: take the submission back while it waits (queued or awaiting_gpu)")
 
 
 class SubmissionCreated(BaseModel):
@@ -44,9 +45,11 @@ class SubmissionCreated(BaseModel):
 class SubmissionView(BaseModel):
     id: int
     exercise: str = Field(examples=["gemm"])
-    state: str = Field(description="queued | compiling | checking | timing | awaiting_gpu | done")
+    state: str = Field(description="queued | compiling | checking | timing | awaiting_gpu | done | cancelled")
     state_text: str = Field(description="the state in the reader's language (ko or en)")
-    position: int | None = None
+    position: int | None = Field(None, description="place in line while queued or awaiting a GPU (1 = next)")
+    estimate_s: int | None = Field(None, description="seconds until it is graded, roughly: the place in line "
+                                   "times the median time of recent gradings; null before any")
     final: bool
     verdict: str | None = Field(None, examples=["PASSED"], description="null until final; then the verdict that "
                                 "counts: a grader's override, else the automatic one")

@@ -21,20 +21,25 @@ def _ms(a: dt.datetime | None, b: dt.datetime | None) -> float | None:
 
 
 def submission_json(row: Submission, *, lang: str, position: int | None, include_source: bool,
-                    include_result: bool = True, reviews: list[SubmissionReview] | None = None) -> dict[str, Any]:
+                    include_result: bool = True, reviews: list[SubmissionReview] | None = None,
+                    seconds_per_job: float | None = None) -> dict[str, Any]:
     """``reviews`` is the submission's review trail (app.submissions.reviews.reviews_for): a grader's
     override is the verdict that counts, so the API reports it, with the engine's beside it."""
-    final = row.state == states.DONE
-    # A job that is not final has no verdict yet: one waiting for a GPU carries the engine's
-    # UNAVAILABLE in its row, and a script told to resubmit on UNAVAILABLE would resubmit it.
-    automatic = row.verdict if final else None
-    verdict = effective_verdict(row, reviews or []) if final else None
+    final = row.state in (states.DONE, states.CANCELLED)
+    # Only a graded job has a verdict: one waiting for a GPU carries the engine's UNAVAILABLE in its
+    # row (a script told to resubmit on UNAVAILABLE would resubmit it), a cancelled one never ran.
+    graded = row.state == states.DONE
+    automatic = row.verdict if graded else None
+    verdict = effective_verdict(row, reviews or []) if graded else None
     data: dict[str, Any] = {
         "id": row.id,
         "exercise": row.exercise_id,
         "state": row.state,
         "state_text": translate(STATES, row.state, lang, {"position": position}),
-        "position": position if row.state == states.QUEUED else None,
+        "position": position if row.state in states.WAITING else None,
+        # place in line x the median time of recent jobs; null without a place or a recent grading
+        "estimate_s": round(position * seconds_per_job) if position and seconds_per_job and row.state in states.WAITING
+        else None,
         "final": final,
         "verdict": verdict,
         "automatic_verdict": automatic,
@@ -49,7 +54,8 @@ def submission_json(row: Submission, *, lang: str, position: int | None, include
         # queue wait, and dequeue -> engine start (the dispatcher's own overhead)
         "waited_ms": _ms(row.created_at, row.claimed_at),
         "dequeue_to_engine_ms": _ms(row.claimed_at, row.started_at),
-        "links": {"self": f"/api/submissions/{row.id}", "events": f"/api/submissions/{row.id}/events"},
+        "links": {"self": f"/api/submissions/{row.id}", "events": f"/api/submissions/{row.id}/events",
+                  "cancel": f"/api/submissions/{row.id}/cancel"},
     }
     if include_result:
         data["result"] = json.loads(row.result) if row.result else None  # the engine's Result, as is

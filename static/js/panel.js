@@ -6,7 +6,7 @@
   "use strict";
 
   var FIELDS = ["bx", "by", "bz", "tx", "ty", "smem"];
-  var END_STATES = { done: true, awaiting_gpu: true };
+  var END_STATES = { done: true, awaiting_gpu: true, cancelled: true };
 
   function fill(template, values) {
     return String(template).replace(/%\((\w+)\)s/g, function (_, k) { return values[k] != null ? values[k] : ""; });
@@ -30,6 +30,7 @@
     this.t = function (name) { return root.getAttribute("data-t-" + name) || ""; };
     this.draftKey = "mkc-draft:" + this.exercise;
     this.lastKey = "mkc-last:" + this.exercise + ":" + (document.body.getAttribute("data-signed-in") || "");
+    this.sentKey = "mkc-sent:" + this.exercise + ":" + (document.body.getAttribute("data-signed-in") || "");
     this.form = root.querySelector("[data-launch]");
     this.result = root.querySelector("[data-result]");
     this.watching = null;
@@ -122,6 +123,8 @@
       var jump = e.target.closest("[data-jump-line]");
       if (jump) self.jumpTo(parseInt(jump.getAttribute("data-jump-line"), 10));
       if (e.target.closest("[data-load-source]")) self.loadSource(false);
+      var cancel = e.target.closest("[data-cancel-submission]");
+      if (cancel) self.cancel(parseInt(cancel.getAttribute("data-cancel-submission"), 10));
     });
     var box = this.root.querySelector("[data-history-box]");
     if (box) {
@@ -224,6 +227,12 @@
     }
     var launch = this.validate();
     if (!launch) { this.form.querySelector("[aria-invalid=true]").focus(); return; }
+    // The same bytes and launch as a submission already sent: its result will say the same again.
+    var source = this.editor.getValue();
+    var same = [this.shownSource(), load(this.sentKey)].filter(function (s) {
+      return s && s.source === source && JSON.stringify(s.launch) === JSON.stringify(launch);
+    })[0];
+    if (same && !window.confirm(fill(this.t("same-again"), { id: same.id }))) return;
     this.saveDraftSoon();
     this.busy = true;
     this.showText(this.t("submitting"), false);
@@ -238,11 +247,25 @@
       self.busy = false;
       if (!res.ok) { self.showText(self.t("failed") + " " + (res.body.message || res.body.error), true); return; }
       store(self.lastKey, res.body.id);
+      store(self.sentKey, { id: res.body.id, source: source, launch: launch });
       self.follow(res.body.id, false);
     }).catch(function () {
       self.busy = false;
       self.showText(self.t("network"), true);
     });
+  };
+
+  Panel.prototype.cancel = function (id) {
+    var self = this;
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    fetch("/api/submissions/" + id + "/cancel?lang=" + this.lang, {
+      method: "POST", credentials: "same-origin", headers: { "X-CSRF-Token": meta ? meta.content : "" },
+    }).then(function (r) {
+      return r.json().then(function (body) {
+        if (!r.ok) self.note(self.t("failed") + " " + (body.message || body.error));
+        self.follow(id, false);
+      });
+    }).catch(function () { self.showText(self.t("network"), true); });
   };
 
   // Show one submission and keep it current until it reaches an end state.
