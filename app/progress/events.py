@@ -45,6 +45,7 @@ class EventView:
     data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     # when the server stored it (naive UTC); None for hand-built events, which count as seen when they occurred
     recorded_at: dt.datetime | None = None
+    source: str = "server"  # "browser": a claim merged from a visitor's local progress, not seen by the server
 
     @property
     def seen_at(self) -> dt.datetime:
@@ -54,7 +55,7 @@ class EventView:
     @classmethod
     def of(cls, row: Event) -> EventView:
         return cls(row.kind, row.occurred_at, row.subject, row.lang, row.value, json.loads(row.data or "{}"),
-                   row.recorded_at)
+                   row.recorded_at, row.source)
 
 
 def record_event(session: Session, user: User, kind: str, *, subject: str = "", lang: str | None = None,
