@@ -17,13 +17,13 @@ from app.accounts.deps import csrf_protect, current_auth, db_session, require_au
 from app.accounts.messages import AccountsError, message
 from app.accounts.models import User
 from app.accounts.views import account_context, render
+from app.comments import service as comments_service
 from app.core.bodies import make_router
 from app.core.ids import RowId
-from app.comments import service as comments_service
 from app.progress import learner, ledger, xp_history
-from app.reports import service as reports_service
 from app.progress.achievements import earned_achievements, take_announcements
 from app.progress.registry import ACHIEVEMENTS
+from app.reports import service as reports_service
 
 router = make_router()
 CSRF = [Depends(csrf_protect)]
