@@ -1,9 +1,10 @@
-"""``python -m app lessons new <slug>``: a new lesson folder that already passes the check.
+"""``python -m app lessons new <slug>``: a new lesson folder with every convention shown once.
 
 lessons/NN-slug/ gets a lesson.yaml (status: draft) and en.md + ko.md with front matter and
 the same section skeleton, one complete ```cuda block and one ```cuda fragment, so the two
-languages start equal and every convention is shown once. Nothing is written unless all of
-it can be.
+languages start equal. Its paragraphs are placeholders (``placeholders``): ``lessons check``
+fails while one is left, so a skeleton is never published as it is. Nothing is written unless
+all of it can be.
 """
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ _TEXT = {
         "sections": [
             ("핵심 아이디어", "코드보다 먼저, 이 레슨이 다루는 하나의 아이디어를 쉬운 말로 소개하세요."),
             ("개념", "개념을 하나씩 설명하세요. 숫자를 비교할 때는 표를 쓰고, 모든 숫자에 GPU와 출처를 밝히세요."),
-            ("코드", "모든 코드 블록에는 언어와 제목이 있습니다. 완전한 `cuda` 블록은 그 자체로 컴파일되어야 하며, "
+            ("코드", "모든 코드 블록에는 언어와 제목이 있어요. 완전한 `cuda` 블록은 그 자체로 컴파일되어야 하고, "
                      "일부만 보여 줄 때는 `cuda fragment`로 표시하세요."),
         ],
         "comment": "원소 하나당 스레드 하나",
@@ -89,14 +90,26 @@ _TEXT = {
         "exercise": "정확히 다음 시그니처로 커널을 작성하세요:",
         "exercise_more": "각 스레드가 무엇을 계산하는지, 실행 구성은 어떻게 되는지, 어떻게 채점되는지, "
                          "이 서버에서 목표로 할 속도 향상은 얼마인지 적으세요.",
-        "note": "이 뼈대의 모든 문단을 바꿔 쓰세요. 무엇이 빠졌는지는 `python -m app lessons check`가 알려 줍니다.",
+        "note": "이 뼈대의 모든 문단을 바꿔 쓰세요. 무엇이 빠졌는지는 `python -m app lessons check`가 알려 줘요.",
     },
 }
 
 
+KOREAN_TITLE_MARK = "(번역할 제목)"
+
+
+def placeholders(lang: str) -> list[str]:
+    """The skeleton's paragraphs in ``lang``: text that must not be left in a lesson."""
+    t = _TEXT.get(lang)
+    if t is None:
+        return []
+    out = [t["summary"], t["note"], t["exercise_more"], *(paragraph for _, paragraph in t["sections"])]
+    return out + ([KOREAN_TITLE_MARK] if lang == "ko" else [])
+
+
 def _markdown(lang: str, slug: str, exercise: str | None, declaration: str | None) -> str:
     t = _TEXT[lang]
-    title = _title(slug) if lang == "en" else f"{_title(slug)} (번역할 제목)"
+    title = _title(slug) if lang == "en" else f"{_title(slug)} {KOREAN_TITLE_MARK}"
     # JSON strings are valid YAML and survive colons in the text.
     out = ["---", f"title: {json.dumps(title, ensure_ascii=False)}",
            f"summary: {json.dumps(t['summary'], ensure_ascii=False)}", "---", ""]

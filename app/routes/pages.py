@@ -17,6 +17,7 @@ from app.accounts.auth import SESSION_COOKIE
 from app.core.bodies import make_router
 from app.core.page_cache import STRIP_MARKER, CachedPage, page_response
 from app.lessons.catalog import Lesson
+from app.lessons.check import check_course
 from app.lessons.guide import guide_html
 from app.lessons.preview import preview_auth, show_drafts
 from app.lessons.prose import structure
@@ -24,7 +25,7 @@ from app.progress.learner import LearnerState, visitor_state
 from app.progress.page_state import ReaderView, repeat_view, signed_in_view
 from app.progress.reader_pages import reader_key, reader_pages
 from app.rendering.markdown import MEASURED_PATTERN, render_markdown
-from app.templating import page_context
+from app.templating import STATIC_DIR, page_context
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # The two hot routes are matched first (see factory.py); the catch-all /{lang} goes last so
@@ -199,8 +200,11 @@ async def authoring(lang: str, request: Request):
         except ValueError:
             return str(path)
 
+    # the same list as `lessons check` (its errors are errors here too), without the NVRTC compile
+    report = await run_in_threadpool(check_course, state.settings.lessons_dir, STATIC_DIR, state.settings.kernels_dir,
+                                     compile_cuda=False)
     problems = [{"where": f"{shown(p.file)}:{p.line}", "severity": p.severity, "message": p.message}
-                for p in snapshot.problems]
+                for p in report.problems]
     context = page_context(lang, "/authoring", state.settings.site_name)
     guide = await run_in_threadpool(guide_html, state.settings.lessons_dir, lang)
     context.update(user=auth.user, csrf_token=auth.csrf_token, entries=entries, problems=problems,
