@@ -122,9 +122,17 @@ def signout_everywhere(request: Request, lang: str = Form("ko"), revoke_tokens: 
     if revoke_tokens == "yes":  # sessions only, unless asked: the page says API tokens keep working
         authn.revoke_all_api_tokens(db, auth.user)
     db.commit()
-    response = RedirectResponse(f"/{lang if lang in ('ko', 'en') else 'ko'}/", status_code=303)
+    lang = lang if lang in ("ko", "en") else "ko"
+    response = RedirectResponse(f"/{lang}/signed-out-everywhere", status_code=303)
     authn.clear_session_cookie(response)
     return response
+
+
+@router.get("/{lang:lang}/signed-out-everywhere")
+def signed_out_everywhere(lang: str, request: Request, auth=Depends(current_auth)):
+    """The confirmation after "sign out everywhere" (the page it came from may need a sign-in)."""
+    context = account_context(request, lang, "/signed-out-everywhere", auth)
+    return render(request, "accounts/signed_out.html", context)
 
 
 # ---- admin: roles ----------------------------------------------------------------------------------
@@ -188,4 +196,4 @@ def admin_set_role(lang: str, user_id: RowId, request: Request, role: str = Form
         raise AccountsError("not_found", status=404)
     users.change_role(db, target, role)
     db.commit()
-    return RedirectResponse(f"/{lang}/admin/users", status_code=303)
+    return _admin_page(request, lang, auth, db, role_changed=(target.username, role))

@@ -78,6 +78,12 @@ class CompileError:
     text: str
     context: str = ""  # the source line and caret NVRTC prints below
 
+    @property
+    def look_before(self) -> bool:
+        """NVRTC reports a missing ';' where the next statement starts: often the line after the
+        one that lacks it, so the panel says to look at the line before too."""
+        return bool(self.line and self.line > 1 and 'expected a ";"' in self.text)
+
 
 def parse_compile_log(log: str) -> list[CompileError]:
     errors: list[CompileError] = []

@@ -89,12 +89,23 @@ def _shared_section_ids(state) -> None:
         token.attrSet("id", section_id)
 
 
+def _quiet_permalinks(state) -> None:
+    """A heading's "#" link is for copying the address with a mouse: out of the tab order and not
+    read aloud (a screen reader already says the heading; "#" after each one is noise)."""
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "link_open" and child.attrGet("class") == "header-anchor":
+                child.attrSet("aria-hidden", "true")
+                child.attrSet("tabindex", "-1")
+
+
 def _build(lang: str) -> MarkdownIt:
     labels = _labels(lang)
     # Raw HTML is off: lesson files are content, not code.
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable(["table", "strikethrough"])
     md.use(anchors_plugin, min_level=2, max_level=3, slug_func=_slugify, permalink=True, permalinkSymbol="#")
     md.core.ruler.before("anchor", "shared_section_ids", _shared_section_ids)
+    md.core.ruler.after("anchor", "quiet_permalinks", _quiet_permalinks)
     for kind in ("note", "warning", "exercise"):
         md.use(container_plugin, name=kind, render=_box_renderer(kind, labels[kind]))
     md.use(container_plugin, name="measured", validate=lambda params, *_: bool(_MEASURED_INFO.match(params.strip())),
