@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from fastapi import Depends, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from markupsafe import Markup
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
@@ -15,6 +15,7 @@ from app.accounts.deps import db_session, require_auth
 from app.accounts.roles import can
 from app.core.bodies import make_router
 from app.core.config import LANGUAGES
+from app.core.fragments import opened_as_page
 from app.core.ids import RowId
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
@@ -58,6 +59,14 @@ async def get_exercise(exercise_id: str):
     return JSONResponse(config, headers={"Cache-Control": "public, max-age=60"})
 
 
+def _to_lesson(request: Request, lang: str, exercise_id: str, query: str) -> RedirectResponse:
+    """A fragment opened as a page: the lesson whose panel shows it (or the course)."""
+    state = request.app.state
+    slug = next((lesson.slug for lesson in state.catalog.snapshot().visible(state.settings.show_drafts)
+                 if lesson.meta.exercise == exercise_id), None)
+    return RedirectResponse(f"/{lang}/lessons/{slug}{query}#exercise" if slug else f"/{lang}/", status_code=303)
+
+
 def _fragment(request: Request, lang: str, template: str, **values) -> HTMLResponse:
     context = page_context(lang, "/", request.app.state.settings.site_name)
     context.update(values)
@@ -74,7 +83,7 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
             if row is None or (row.user_id != auth.user.id and not can(auth.user.role, REVIEW)):
                 return None
             panel = present_submission(db, row, lang, owner_view=row.user_id == auth.user.id)
-            return {**panel, "source": row.source, "launch_json": row.launch}
+            return {**panel, "source": row.source, "launch_json": row.launch, "exercise": row.exercise_id}
 
     panel = await run_in_threadpool(load)
     if panel is None:
@@ -86,6 +95,8 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
 async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depends(require_auth)):
     """The result with the submission's own code beside it (read-only, "Load into the editor")."""
     panel = await _visible_panel(request, sub_id, lang, auth)
+    if opened_as_page(request):
+        return _to_lesson(request, lang, panel["exercise"], f"?submission={sub_id}")
     source_html = Markup(highlighted_source(panel["source"], f"sub{sub_id}-line"))
     return _fragment(request, lang, "panel/submission.html", r=panel, source_html=source_html)
 
@@ -133,6 +144,8 @@ async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signe
 
 @router.get("/{lang:lang}/panel/exercises/{exercise_id}/history")
 async def history_fragment(lang: str, exercise_id: str, request: Request, auth=Depends(require_auth)):
+    if opened_as_page(request):
+        return _to_lesson(request, lang, exercise_id, "")
 
     def load():
         with request.app.state.session_factory() as db:
