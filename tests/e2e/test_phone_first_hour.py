@@ -55,3 +55,14 @@ def test_the_panel_fits_a_phone(browser, live):
     assert max(tops) - min(tops) < 2  # x, y and z on one line
     assert panel.locator(".cm-editor").bounding_box()["height"] >= 400  # about 20 lines, not 7
     context.close()
+
+
+def test_the_side_contents_come_before_the_text_but_show_on_the_right(browser, live):
+    context = browser.new_context(viewport={"width": 1360, "height": 900})
+    page = context.new_page()
+    page.goto(f"{live.url}/ko/lessons/{LESSON}")
+    order = page.evaluate("document.querySelector('.toc').compareDocumentPosition(document.querySelector('article.lesson'))")
+    assert order & 4  # the article FOLLOWS the contents in the source
+    toc, article = page.locator(".toc").bounding_box(), page.locator("article.lesson").bounding_box()
+    assert toc["x"] > article["x"] + article["width"] - 1 and toc["y"] < 400  # on the right, at the top
+    context.close()
