@@ -10,6 +10,8 @@ import gzip
 
 import brotli
 
+from app.i18n.qvalues import weighted
+
 GZIP_LEVEL = 6
 BROTLI_QUALITY = 5  # past 5 brotli gets slower fast (6: ~5x, 11: ~100x) for a few percent less
 MINIMUM_SIZE = 1000  # smaller bodies go as they are, as Starlette's GZipMiddleware does
@@ -21,20 +23,7 @@ def choose(accept_encoding: str | None) -> str | None:
 
     Each listed coding with a q-value above 0 is acceptable (RFC 9110 §12.5.3; ``*`` stands for any
     coding not listed); among the acceptable ones the highest q wins, then our preference."""
-    if not accept_encoding:
-        return None
-    weights: dict[str, float] = {}
-    for part in accept_encoding.lower().split(",")[:32]:
-        name, _, params = part.strip().partition(";")
-        q = 1.0
-        for param in params.split(";"):
-            key, _, value = param.strip().partition("=")
-            if key == "q":
-                try:
-                    q = float(value)
-                except ValueError:
-                    q = 0.0
-        weights[name.strip()] = q
+    weights = dict(weighted(accept_encoding))
     star = weights.get("*", 0.0)
     best, best_q = None, 0.0
     for coding in PREFERENCE:
