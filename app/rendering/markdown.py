@@ -125,6 +125,15 @@ def _build(lang: str) -> MarkdownIt:
     def table_close(self, tokens, idx, options, env):
         return self.renderToken(tokens, idx, options, env) + "</div>\n"
 
+    # A figure alone in its paragraph may scroll sideways on a phone (static/css/site.css) rather than
+    # shrink its labels to 5 px; a region that scrolls must be reachable by keyboard, and says what it holds.
+    def paragraph_open(self, tokens, idx, options, env):
+        children = (tokens[idx + 1].children or []) if idx + 1 < len(tokens) else []
+        if len(children) == 1 and children[0].type == "image" and str(children[0].attrGet("src") or "").endswith(".svg"):
+            return f'<p class="figure-scroll" tabindex="0" role="group" aria-label="{escape(children[0].content)}">'
+        return self.renderToken(tokens, idx, options, env)
+
+    md.add_render_rule("paragraph_open", paragraph_open)
     md.add_render_rule("table_open", table_open)
     md.add_render_rule("table_close", table_close)
     return md

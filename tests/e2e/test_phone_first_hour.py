@@ -66,3 +66,17 @@ def test_the_side_contents_come_before_the_text_but_show_on_the_right(browser, l
     toc, article = page.locator(".toc").bounding_box(), page.locator("article.lesson").bounding_box()
     assert toc["x"] > article["x"] + article["width"] - 1 and toc["y"] < 400  # on the right, at the top
     context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_lesson_figures_keep_readable_labels_on_a_phone(browser, live, lang):
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    page.goto(f"{live.url}/{lang}/lessons/{LESSON}")
+    figure = page.locator(".figure-scroll", has=page.locator("img[src*='04-roofline']"))
+    figure.scroll_into_view_if_needed()
+    width = figure.locator("img").bounding_box()["width"]
+    assert width * 10 / 760 >= 8.5  # its 10-unit labels drawn at 8.5 px or more (they were about 4.3)
+    assert figure.evaluate("el => el.scrollWidth > el.clientWidth && el.tabIndex === 0")
+    assert _axe(page) == []
+    context.close()
