@@ -18,7 +18,7 @@ from app.accounts.roles import ROLES
 from app.accounts.usernames import username_key
 from app.accounts.views import account_context, render, safe_next
 from app.core.bodies import make_router
-from app.core.ids import RowId
+from app.core.ids import OptionalRowIdQuery, RowId
 
 router = make_router()
 require_users_manage = require_permission("users.manage")
@@ -145,9 +145,11 @@ def _admin_page(request: Request, lang: str, auth, db: Session, **values):
 
 
 @router.get("/{lang:lang}/admin/users")
-def admin_users(lang: str, request: Request, auth=Depends(require_users_manage),
+def admin_users(lang: str, request: Request, changed: OptionalRowIdQuery = None, auth=Depends(require_users_manage),
                 db: Session = Depends(db_session)):
-    return _admin_page(request, lang, auth, db)
+    """``?changed=<id>``: after a role change, say what that user's role is now."""
+    target = db.get(User, changed) if changed else None
+    return _admin_page(request, lang, auth, db, role_changed=(target.username, target.role) if target else None)
 
 
 @router.post("/{lang:lang}/admin/users/{user_id}/reset-link", dependencies=CSRF)
@@ -196,4 +198,5 @@ def admin_set_role(lang: str, user_id: RowId, request: Request, role: str = Form
         raise AccountsError("not_found", status=404)
     users.change_role(db, target, role)
     db.commit()
-    return _admin_page(request, lang, auth, db, role_changed=(target.username, role))
+    # back to the list (a reload sends nothing again), which confirms the change it names
+    return RedirectResponse(f"/{lang}/admin/users?changed={target.id}", status_code=303)
