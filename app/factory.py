@@ -22,6 +22,7 @@ from app.core import openapi, vocabulary
 from app.core.config import Settings
 from app.core.db import make_engine, make_session_factory
 from app.core.errors import AppError
+from app.core.head import HeadAsGetMiddleware
 from app.core.headers import SecurityHeadersMiddleware
 from app.core.migrate import require_head, upgrade_to_head
 from app.core.page_cache import PageCache
@@ -132,6 +133,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeadersMiddleware)
     # Compresses pages, JSON and static text (Starlette's own; it leaves event streams alone).
     app.add_middleware(GZipMiddleware, minimum_size=1000)
+    app.add_middleware(HeadAsGetMiddleware)  # outside compression: HEAD's headers are GET's, byte for byte
     add_proxy_headers(app, settings.trusted_proxies)  # outermost: every layer sees the client's address
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
     app.add_exception_handler(RequestValidationError, errors.validation_error)

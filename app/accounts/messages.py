@@ -38,6 +38,9 @@ MESSAGES = {
     "token_name": _("Give the token a name of 1 to 64 characters."),
     "bad_request": _("The request could not be read."),
     "confirm_required": _("Please confirm first."),
+    "choose_contributions": _("Choose whether your comments and problem reports are deleted too or kept."),
+    "reset_link_invalid": _("This password-reset link does not work: it was used already, it has expired, or a "
+                            "newer one replaced it. Ask an administrator for a new link."),
 }
 
 

@@ -65,3 +65,19 @@ class RateSlot(Base):
     bucket: Mapped[str] = mapped_column(String(64), primary_key=True)  # SHA-256 of (name, subject, window)
     slot: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     free_at: Mapped[float] = mapped_column(Float, default=0.0)  # epoch seconds: taken until then
+
+
+class PasswordReset(Base):
+    """A one-time link an administrator made for a user who forgot their password (no email: the admin
+    hands the link over). Only its SHA-256 is stored; redeeming sets ``used_at`` in one conditional
+    UPDATE, so a link works once even when two tabs submit it at the same moment."""
+
+    __tablename__ = "password_reset"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user.id", ondelete="CASCADE"), index=True)
+    created_by: Mapped[str] = mapped_column(String(64), default="")  # the admin's name, or "cli"
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    used_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)

@@ -1,4 +1,5 @@
-"""Account pages: sign up, sign in, sign out (here or everywhere) and the admins' role page. Every
+"""Account pages: sign up, sign in, sign out (here or everywhere), the admins' role page with its
+one-time password-reset links, and the page such a link opens. Every
 POST passes ``csrf_protect``. The profile (progress, submissions, tokens, reset, delete) is
 app/profile, which builds on this package and on the learner's features."""
 from __future__ import annotations
@@ -9,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
-from app.accounts import ratelimit, users
+from app.accounts import ratelimit, resets, users
 from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth, require_permission, verify_csrf
 from app.accounts.messages import AccountsError, message
 from app.accounts.models import User
@@ -17,7 +18,7 @@ from app.accounts.roles import ROLES
 from app.accounts.usernames import username_key
 from app.accounts.views import account_context, render, safe_next
 from app.core.bodies import make_router
-from app.core.ids import RowId
+from app.core.ids import OptionalRowIdQuery, RowId
 
 router = make_router()
 require_users_manage = require_permission("users.manage")
@@ -121,19 +122,72 @@ def signout_everywhere(request: Request, lang: str = Form("ko"), revoke_tokens: 
     if revoke_tokens == "yes":  # sessions only, unless asked: the page says API tokens keep working
         authn.revoke_all_api_tokens(db, auth.user)
     db.commit()
-    response = RedirectResponse(f"/{lang if lang in ('ko', 'en') else 'ko'}/", status_code=303)
+    lang = lang if lang in ("ko", "en") else "ko"
+    response = RedirectResponse(f"/{lang}/signed-out-everywhere", status_code=303)
     authn.clear_session_cookie(response)
     return response
 
 
+@router.get("/{lang:lang}/signed-out-everywhere")
+def signed_out_everywhere(lang: str, request: Request, auth=Depends(current_auth)):
+    """The confirmation after "sign out everywhere" (the page it came from may need a sign-in)."""
+    context = account_context(request, lang, "/signed-out-everywhere", auth)
+    return render(request, "accounts/signed_out.html", context)
+
+
 # ---- admin: roles ----------------------------------------------------------------------------------
 
-@router.get("/{lang:lang}/admin/users")
-def admin_users(lang: str, request: Request, auth=Depends(require_users_manage),
-                db: Session = Depends(db_session)):
+def _admin_page(request: Request, lang: str, auth, db: Session, **values):
     context = account_context(request, lang, "/admin/users", auth)
-    context.update(users=list(db.scalars(select(User).order_by(User.created_at))), roles=ROLES, error=None)
+    context.update(users=list(db.scalars(select(User).order_by(User.created_at))), roles=ROLES, error=None,
+                   reset_hours=resets.LINK_HOURS, **values)
     return render(request, "accounts/admin_users.html", context)
+
+
+@router.get("/{lang:lang}/admin/users")
+def admin_users(lang: str, request: Request, changed: OptionalRowIdQuery = None, auth=Depends(require_users_manage),
+                db: Session = Depends(db_session)):
+    """``?changed=<id>``: after a role change, say what that user's role is now."""
+    target = db.get(User, changed) if changed else None
+    return _admin_page(request, lang, auth, db, role_changed=(target.username, target.role) if target else None)
+
+
+@router.post("/{lang:lang}/admin/users/{user_id}/reset-link", dependencies=CSRF)
+def admin_reset_link(lang: str, user_id: RowId, request: Request, auth=Depends(require_users_manage),
+                     db: Session = Depends(db_session)):
+    """A one-time link for a user who forgot their password, shown once on the page that answers."""
+    target = db.get(User, user_id)
+    if target is None:
+        raise AccountsError("not_found", status=404)
+    token = resets.issue(db, target, auth.user.username)
+    db.commit()
+    link = str(request.base_url).rstrip("/") + resets.path(lang, token)
+    return _admin_page(request, lang, auth, db, reset_for=target.username, reset_link=link)
+
+
+# ---- a password-reset link -----------------------------------------------------------------------
+
+@router.get("/{lang:lang}/reset-password/{token}")
+def reset_page(lang: str, token: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+    user = resets.pending(db, token)
+    if user is None:
+        return _form_page(request, lang, "accounts/reset_password.html", auth, error="reset_link_invalid",
+                          status=404, token=token[:100], username="", valid=False)
+    return _form_page(request, lang, "accounts/reset_password.html", auth, token=token, username=user.username,
+                      valid=True)
+
+
+@router.post("/{lang:lang}/reset-password/{token}", dependencies=CSRF)
+def reset_submit(lang: str, token: str, request: Request, password: str = Form(""), password2: str = Form(""),
+                 auth=Depends(current_auth), db: Session = Depends(db_session)):
+    try:
+        user = resets.redeem(db, token, password, password2)
+    except AccountsError as exc:
+        db.rollback()
+        still = resets.pending(db, token)
+        return _form_page(request, lang, "accounts/reset_password.html", auth, error=exc.code, status=exc.status,
+                          token=token[:100], username=still.username if still else "", valid=still is not None)
+    return _signed_in_redirect(request, db, user, f"/{lang}/profile", lang)
 
 
 @router.post("/{lang:lang}/admin/users/{user_id}/role", dependencies=CSRF)
@@ -144,4 +198,5 @@ def admin_set_role(lang: str, user_id: RowId, request: Request, role: str = Form
         raise AccountsError("not_found", status=404)
     users.change_role(db, target, role)
     db.commit()
-    return RedirectResponse(f"/{lang}/admin/users", status_code=303)
+    # back to the list (a reload sends nothing again), which confirms the change it names
+    return RedirectResponse(f"/{lang}/admin/users?changed={target.id}", status_code=303)

@@ -10,7 +10,8 @@ from fastapi.responses import HTMLResponse
 from app.accounts.auth import VISITOR_CSRF_COOKIE, Auth
 from app.templating import page_context
 
-SAFE_NEXT = re.compile(r"^/(ko|en)(/[A-Za-z0-9\-_/]*)?$")
+# our own local paths, optionally with a section of the page (#exercise, #comments, a heading's id)
+SAFE_NEXT = re.compile(r"^/(ko|en)(/[A-Za-z0-9\-_/]*)?(#[A-Za-z0-9\-_]{1,80})?$")
 
 
 def safe_next(next_url: str | None, lang: str) -> str:

@@ -31,7 +31,7 @@ router = make_router()
 # bilingual "empty" message instead of a framework validation error.
 class NewComment(BaseModel):
     body: Any = ""
-    lang: str = "ko"
+    lang: str | None = None  # omitted: ?lang=, then the reader's preference (app.comments.web.ui_lang)
     parent_id: BodyRowId | None = None
 
 
@@ -83,7 +83,7 @@ def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "ne
 @router.post("/api/lessons/{slug}/comments", status_code=201, max_body_size=COMMENT_BODY_LIMIT)
 def create_comment(slug: str, data: NewComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                    db: Session = Depends(db_session)):
-    lang = ui_lang(request, data.lang if data.lang in LANGUAGES else None)
+    lang = ui_lang(request, data.lang)
     lesson_or_404(request, slug)
     comment = service.post(db, config(request), auth.user, slug, lang, data.body, data.parent_id, slugs(request))
     db.commit()

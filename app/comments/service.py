@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -182,3 +182,16 @@ def is_following(db: Session, user: User | None, thread: CommentThread | None) -
         return False
     return db.scalar(select(CommentFollow.id).where(CommentFollow.user_id == user.id,
                                                     CommentFollow.thread_id == thread.id)) is not None
+
+
+def authored_count(db: Session, user: User) -> int:
+    """Comments of ``user`` whose text is still there (what "delete my account" asks about)."""
+    return db.scalar(select(func.count()).select_from(Comment).where(Comment.author_id == user.id,
+                                                                     Comment.deleted_at.is_(None))) or 0
+
+
+def erase_all_by(db: Session, user: User) -> int:
+    """Remove the text of every comment ``user`` wrote, as their own delete does (the rows stay so
+    replies keep their place); for an account deleted with its contributions."""
+    return db.execute(update(Comment).where(Comment.author_id == user.id, Comment.deleted_at.is_(None))
+                      .values(deleted_at=utcnow(), body="", body_html="")).rowcount or 0

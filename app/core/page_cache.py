@@ -4,15 +4,25 @@ A page is rendered once with a marker where the learner strip goes, split at the
 and kept as two encoded halves. A request then only adds its own strip (itself cached per
 learner state, so every visitor shares one). An entry is valid while the catalog snapshot,
 the measured-results version and the exercise spec it was built from are still current.
+
+The whole page (halves and strip) compressed in a coding the browser accepts is kept with the
+entry too, per (strip, coding), so a browser's request costs what an uncompressed one does
+(app/core/encodings.py).
 """
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from starlette.responses import Response
+
+from app.core import encodings
+
 STRIP_MARKER = "<!--learner-strip-->"
+MAX_VARIANTS = 8  # compressed copies kept per page: one per learner strip and coding seen lately
+HTML = "text/html; charset=utf-8"
 
 
 @dataclass
@@ -20,6 +30,29 @@ class CachedPage:
     deps: tuple[Any, ...]  # objects the page was built from, compared by identity/equality
     before: bytes
     after: bytes
+    compressed: dict[tuple[bytes, str], bytes] = field(default_factory=dict, compare=False, repr=False)
+
+    def encoded(self, strip: bytes, coding: str) -> bytes:
+        """The page with ``strip``, compressed in ``coding``; compressed once, then kept."""
+        key = (strip, coding)
+        body = self.compressed.get(key)
+        if body is None:
+            body = encodings.compress(self.before + strip + self.after, coding)
+            if len(self.compressed) >= MAX_VARIANTS:
+                self.compressed.clear()  # many readers' strips: start over rather than grow
+            self.compressed[key] = body
+        return body
+
+
+def page_response(page: CachedPage, strip: bytes, accept_encoding: str | None) -> Response:
+    """The page as an HTML response, compressed from the cache when the browser accepts a coding."""
+    coding = encodings.choose(accept_encoding)
+    size = len(page.before) + len(strip) + len(page.after)
+    if coding is None or size < encodings.MINIMUM_SIZE:
+        # uncompressed: the compression middleware adds Vary (and gzip where it sees fit)
+        return Response(page.before + strip + page.after, media_type=HTML)
+    return Response(page.encoded(strip, coding), media_type=HTML,
+                    headers={"Content-Encoding": coding, "Vary": "Accept-Encoding"})
 
 
 class PageCache:

@@ -51,6 +51,7 @@ STATES: dict[str, Term] = {
         _("It compiled. Correctness and timing need a GPU, which this server does not have right now; "
           "the result appears here once one grades it, even if you close the page.")),
     "done": Term(_("Graded"), _("Grading has finished; the verdict says how it went.")),
+    "cancelled": Term(_("Cancelled"), _("Its author cancelled it while it waited; nothing ran on a GPU and it has no verdict.")),
 }
 
 # kernels.engine.result.Verdict

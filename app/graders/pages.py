@@ -8,8 +8,6 @@ from urllib.parse import urlencode
 from fastapi import Depends, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse
 from markupsafe import Markup
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
@@ -24,21 +22,13 @@ from app.graders import listing, reviews
 from app.graders.api import act, exercise_titles
 from app.graders.messages import DONE, text
 from app.panel.submission import present_submission
-from app.rendering.code import CudaCppLexer
+from app.rendering.code import highlighted_source
 from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
 
 router = make_router(include_in_schema=False)
 REVIEW = "submissions.review"
 require_reviewer = require_permission(REVIEW)
-# inline numbers: a table of numbers beside the code drifts out of line with the site's <pre> styles
-_FORMATTER = HtmlFormatter(linenos="inline", lineanchors="src")
-
-
-def highlighted_source(source: str) -> Markup:
-    return Markup(highlight(source, CudaCppLexer(), _FORMATTER))
-
-
 def _exercises() -> list[str]:
     from kernels.engine import list_exercises
 
@@ -93,7 +83,9 @@ def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depe
     return _detail(request, lang, sub_id, auth, done=done)
 
 
-def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "", error: str = "", status: int = 200):
+def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "", error: str = "", status: int = 200,
+            typed: dict[str, str] | None = None):
+    """The submission page; after a refused form, ``typed`` (kind, reason, verdict) refills that form."""
     with request.app.state.session_factory() as db:
         row = db.get(Submission, sub_id)
         if row is None:
@@ -102,10 +94,10 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
         trail = reviews_for(db, [row.id])[row.id]
         panel = present_submission(db, row, lang)
         context = account_context(request, lang, f"/graders/submissions/{sub_id}", auth)
-        context.update(sub=row, learner=learner, r=panel, trail=trail, source_html=highlighted_source(row.source),
+        context.update(sub=row, learner=learner, r=panel, trail=trail, source_html=Markup(highlighted_source(row.source)),
                        verdicts=vocab.OVERRIDE_VERDICTS, exercise_title=exercise_titles(request, lang),
                        effective=effective_verdict(row, trail), flags=listing.flags_of(reviews.result_of(row)),
-                       done_text=text(DONE, done, lang) if done in DONE else "", error_text=error)
+                       done_text=text(DONE, done, lang) if done in DONE else "", error_text=error, typed=typed)
     return render(request, "graders/detail.html", context, status=status)
 
 
@@ -120,6 +112,16 @@ async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason
     except reviews.ReviewError as exc:
         if exc.code == "not_found":
             raise HTTPException(404) from exc
+        # The page answers the POST (the typed text comes back in its form); site.js puts the
+        # submission's own address back in the address bar, and a GET of this address leads there too.
         return await run_in_threadpool(_detail, request, lang, sub_id, auth, error=exc.message(lang),
-                                       status=exc.status)
+                                       status=exc.status, typed={"kind": kind, "reason": reason, "verdict": verdict})
     return RedirectResponse(f"/{lang}/graders/submissions/{sub_id}?done={kind}", status_code=303)
+
+
+@router.get("/{lang:lang}/graders/submissions/{sub_id}/{kind}")
+def act_address(lang: str, sub_id: RowId, kind: str, auth=Depends(require_reviewer)):
+    """A form's address opened again (a reload after an error, a copied link): the submission's page."""
+    if kind not in DONE:
+        raise HTTPException(404)
+    return RedirectResponse(f"/{lang}/graders/submissions/{sub_id}", status_code=303)

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
+from app.i18n.qvalues import weighted
+
 LANGUAGES = ("ko", "en")
 LOCALES_DIR = Path(__file__).resolve().parent / "locales"
 DOMAIN = "messages"
@@ -43,20 +45,8 @@ def ngettext_for(lang: str):
 
 def parse_accept_language(header: str | None) -> str | None:
     """The supported language the browser prefers most (q-values honoured), or None."""
-    if not header:
-        return None
     best: tuple[float, int, str] | None = None
-    for position, part in enumerate(header.split(",")):
-        pieces = part.strip().split(";")
-        tag = pieces[0].strip().lower()
-        q = 1.0
-        for param in pieces[1:]:
-            name, _, value = param.strip().partition("=")
-            if name == "q":
-                try:
-                    q = float(value)
-                except ValueError:
-                    q = 0.0
+    for position, (tag, q) in enumerate(weighted(header)):
         primary = tag.split("-")[0]
         if primary in LANGUAGES and q > 0:
             candidate = (-q, position, primary)

@@ -59,6 +59,8 @@ class Lesson:
     folder: Path
     meta: LessonMeta
     texts: dict[str, LessonText]
+    # set to published but failing: what keeps it a draft (shown to instructors on its page)
+    held_back: list[str] = field(default_factory=list)
 
     @property
     def slug(self) -> str:
@@ -74,7 +76,7 @@ class Lesson:
 
     @property
     def published(self) -> bool:
-        return self.meta.status == "published"
+        return self.meta.status == "published" and not self.held_back
 
     @property
     def minutes(self) -> int:
@@ -239,7 +241,23 @@ def load_catalog(lessons_dir: Path, static_dir: Path, kernels_dir: Path) -> Snap
             continue
         seen[lesson.order] = lesson
         unique.append(lesson)
+    for lesson in unique:
+        if lesson.meta.status == "published":
+            lesson.held_back = [f"{p.file.name}:{p.line}: {p.message}" for p in problems if _holds_back(p, lesson)]
     return Snapshot(unique, problems)
+
+
+# Catalog warnings that `lessons check` counts as errors and that a reader would see broken.
+_BROKEN_FOR_READERS = ("not found", "has no kernels/")
+
+
+def _holds_back(problem: Problem, lesson: Lesson) -> bool:
+    """A problem in one of the lesson's files that keeps a published lesson a draft: an error, or a
+    missing image or exercise (the page would show them broken). A missing language does not: the
+    other language is shown with a note."""
+    if lesson.folder not in (problem.file, *problem.file.parents):
+        return False
+    return problem.severity == "error" or any(marker in problem.message for marker in _BROKEN_FOR_READERS)
 
 
 class Catalog:

@@ -33,6 +33,7 @@ from app.lessons.catalog import IMAGE, Lesson, Problem, load_catalog
 from app.lessons.codecheck import CompilerUnavailable, check_lesson_code, code_blocks, normalized
 from app.lessons.links import body_links, judge
 from app.lessons.prose import Structure, structure
+from app.lessons.scaffold import placeholders
 from app.lessons.yamlpos import YamlError, line_of, load_with_nodes
 
 MIN_ENGLISH_WORDS = 900
@@ -206,6 +207,20 @@ def _raw_yaml_url(node, index: int) -> str | None:
     return None
 
 
+def _check_placeholders(lesson: Lesson) -> list[Problem]:
+    """Paragraphs of the ``lessons new`` skeleton still in the text: the lesson is not written yet."""
+    problems = []
+    for lang, text in lesson.texts.items():
+        whole = text.path.read_text(encoding="utf-8") if text.path.is_file() else text.body
+        for placeholder in placeholders(lang):
+            at = whole.find(placeholder)
+            if at >= 0:
+                shown = placeholder if len(placeholder) <= 60 else placeholder[:57] + "..."
+                problems.append(Problem(text.path, whole.count("\n", 0, at) + 1,
+                                        f"the skeleton's placeholder is still here: \"{shown}\"; write the lesson's own text"))
+    return problems
+
+
 def check_course(lessons_dir: Path, static_dir: Path, kernels_dir: Path, *, compile_cuda: bool = True,
                  min_words: int = MIN_ENGLISH_WORDS, min_kernels: int = MIN_COURSE_KERNELS) -> CheckReport:
     snapshot = load_catalog(lessons_dir, static_dir, kernels_dir)
@@ -223,6 +238,7 @@ def check_course(lessons_dir: Path, static_dir: Path, kernels_dir: Path, *, comp
     exercises: set[str] = set()
     for lesson in snapshot.lessons:
         report.problems += _check_claims(lesson, glossary, static_dir)
+        report.problems += _check_placeholders(lesson)
         if lesson.meta.exercise and (kernels_dir / lesson.meta.exercise / "spec.yaml").is_file():
             exercises.add(lesson.meta.exercise)
         parts = {lang: structure(t.body, t.body_line) for lang, t in lesson.texts.items()}

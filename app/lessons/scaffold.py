@@ -1,9 +1,10 @@
-"""``python -m app lessons new <slug>``: a new lesson folder that already passes the check.
+"""``python -m app lessons new <slug>``: a new lesson folder with every convention shown once.
 
 lessons/NN-slug/ gets a lesson.yaml (status: draft) and en.md + ko.md with front matter and
 the same section skeleton, one complete ```cuda block and one ```cuda fragment, so the two
-languages start equal and every convention is shown once. Nothing is written unless all of
-it can be.
+languages start equal. Its paragraphs are placeholders (``placeholders``): ``lessons check``
+fails while one is left, so a skeleton is never published as it is. Nothing is written unless
+all of it can be.
 """
 from __future__ import annotations
 
@@ -94,9 +95,21 @@ _TEXT = {
 }
 
 
+KOREAN_TITLE_MARK = "(번역할 제목)"
+
+
+def placeholders(lang: str) -> list[str]:
+    """The skeleton's paragraphs in ``lang``: text that must not be left in a lesson."""
+    t = _TEXT.get(lang)
+    if t is None:
+        return []
+    out = [t["summary"], t["note"], t["exercise_more"], *(paragraph for _, paragraph in t["sections"])]
+    return out + ([KOREAN_TITLE_MARK] if lang == "ko" else [])
+
+
 def _markdown(lang: str, slug: str, exercise: str | None, declaration: str | None) -> str:
     t = _TEXT[lang]
-    title = _title(slug) if lang == "en" else f"{_title(slug)} (번역할 제목)"
+    title = _title(slug) if lang == "en" else f"{_title(slug)} {KOREAN_TITLE_MARK}"
     # JSON strings are valid YAML and survive colons in the text.
     out = ["---", f"title: {json.dumps(title, ensure_ascii=False)}",
            f"summary: {json.dumps(t['summary'], ensure_ascii=False)}", "---", ""]

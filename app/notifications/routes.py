@@ -48,9 +48,11 @@ def _exercises(request: Request, lang: str) -> dict[str, tuple[str, str | None]]
     return out
 
 
-def _verdict_items(request: Request, items: list, lang: str) -> dict[int, dict]:
-    """notification id -> {text, note, link} for the verdict changes among ``items``, in ``lang``."""
+def _texts(request: Request, items: list, lang: str) -> dict[int, dict]:
+    """notification id -> {text, link} (and a verdict change's or a strike's note) for every item, in
+    ``lang``: the page and the API describe a notification with the same sentence and the same link."""
     exercises = _exercises(request, lang) if any(n.review or n.strike for n in items) else {}
+    titles = _lesson_titles(request, lang) if any(not n.review and not n.strike for n in items) else {}
     out = {}
     for n in items:
         if n.strike:
@@ -63,22 +65,30 @@ def _verdict_items(request: Request, items: list, lang: str) -> dict[int, dict]:
             title, page = exercises.get(n.review["exercise"], (None, None))
             out[n.id] = {"text": service.verdict_text(n, lang, title), "note": n.review["note"],
                          "link": f"{page}?submission={n.review['submission']}" if page else None}
+        else:
+            out[n.id] = {"text": service.comment_text(n, lang, titles.get(n.lesson_slug)),
+                         "link": f"/{lang}/lessons/{n.lesson_slug}#comment-{n.comment_id}"}
     return out
+
+
+def _lesson_titles(request: Request, lang: str) -> dict[str, str]:
+    return {lesson.slug: lesson.text(lang)[0].title for lesson in request.app.state.catalog.snapshot().lessons}
 
 
 @router.get("/api/notifications")
 def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
-    """Your latest notifications; a verdict change carries its sentence in your language (?lang=ko|en,
-    else your language cookie or Accept-Language) and the grader's note."""
+    """Your latest notifications, each with its sentence in your language (?lang=ko|en, else your
+    language cookie or Accept-Language) and the link it leads to; a verdict change also carries the
+    grader's note."""
     items = service.recent(db, auth.user)
     lang = api_lang(request)
-    verdicts = _verdict_items(request, items, lang)
+    texts = _texts(request, items, lang)
     return JSONResponse({"unread": service.unread_count(db, auth.user), "mode": service.mode_for(db, auth.user.id),
                          "notifications": [{"id": n.id, "kind": n.kind, "actor": n.actor, "lesson": n.lesson_slug,
                                             "comment_id": n.comment_id, "lang": n.lang if n.review is None and n.strike is None else lang,
                                             "read": n.read, "created_at": n.created_at.isoformat() + "Z",
-                                            **({"review": n.review, **verdicts[n.id]} if n.review else {}),
-                                            **({"strike": n.strike, **verdicts[n.id]} if n.strike else {})}
+                                            **({"review": n.review} if n.review else {}),
+                                            **({"strike": n.strike} if n.strike else {}), **texts[n.id]}
                                            for n in items]},
                         headers={"Cache-Control": "no-store"})
 
@@ -113,13 +123,10 @@ def notifications_page(lang: str, request: Request, auth=Depends(current_auth), 
     ui_lang(request, lang)
     if auth is None or auth.via != "cookie":
         return RedirectResponse(f"/{lang}/signin?next=/{lang}/notifications", status_code=303)
-    titles = {}
-    for lesson in request.app.state.catalog.snapshot().lessons:
-        titles[lesson.slug] = lesson.text(lang)[0].title
     context = account_context(request, lang, "/notifications", auth)
     items = service.recent(db, auth.user)
-    context.update(items=items, unread=service.unread_count(db, auth.user), verdicts=_verdict_items(request, items, lang),
-                   mode=service.mode_for(db, auth.user.id), titles=titles)
+    context.update(items=items, unread=service.unread_count(db, auth.user), texts=_texts(request, items, lang),
+                   mode=service.mode_for(db, auth.user.id))
     return render(request, "comments/notifications.html", context)
 
 

@@ -176,6 +176,17 @@ def strike_text(view: NotificationView, lang: str, exercise_title: str | None = 
         "id": about.get("submission"), "exercise": exercise_title or about.get("exercise")}
 
 
+def comment_text(view: NotificationView, lang: str, lesson_title: str | None = None) -> str:
+    """The sentence of a reply or thread notification in ``lang``."""
+    from app.i18n import gettext_for
+
+    _ = gettext_for(lang)
+    values = {"name": view.actor or _("deleted account"), "lesson": lesson_title or view.lesson_slug}
+    if view.kind == "reply":
+        return _("%(name)s replied to your comment on “%(lesson)s”") % values
+    return _("%(name)s commented on “%(lesson)s”, a thread you follow") % values
+
+
 def mark_read(db: Session, user: User, notification_id: int) -> bool:
     return bool(db.execute(update(Notification).where(Notification.id == notification_id,
                                                       Notification.user_id == user.id,

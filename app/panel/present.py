@@ -78,6 +78,12 @@ class CompileError:
     text: str
     context: str = ""  # the source line and caret NVRTC prints below
 
+    @property
+    def look_before(self) -> bool:
+        """NVRTC reports a missing ';' where the next statement starts: often the line after the
+        one that lacks it, so the panel says to look at the line before too."""
+        return bool(self.line and self.line > 1 and 'expected a ";"' in self.text)
+
 
 def parse_compile_log(log: str) -> list[CompileError]:
     errors: list[CompileError] = []
@@ -149,6 +155,16 @@ def _nice_ceiling(x: float) -> float:
     return 10 ** (exp + 1)
 
 
+def _estimate_text(seconds: int | None, lang: str) -> str:
+    """"about 3 min" from the API's estimate_s; empty without one."""
+    if not seconds:
+        return ""
+    _ = gettext_for(lang)
+    if seconds < 90:
+        return _("about %(n)s s") % {"n": max(5, round(seconds / 5) * 5)}
+    return _("about %(n)s min") % {"n": round(seconds / 60)}
+
+
 def present(view: dict, lang: str) -> dict[str, Any]:
     """Everything the result template needs, from a submission view (app.submissions.views)."""
     _ = gettext_for(lang)
@@ -161,7 +177,8 @@ def present(view: dict, lang: str) -> dict[str, Any]:
         "state_text": view.get("state_text", ""),
         "state_help": vocab.explain(vocab.STATE, state, lang) if state in STATE_HELP else "",
         "position": view.get("position"),
-        "pending": state not in ("done", "awaiting_gpu"),
+        "pending": state not in ("done", "awaiting_gpu", "cancelled"),
+        "estimate": _estimate_text(view.get("estimate_s"), lang),
         "created_at": view.get("created_at"),
         "launch": view.get("launch") or result.get("launch"),
     }

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from fastapi import Depends, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from markupsafe import Markup
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -14,12 +15,14 @@ from app.accounts.deps import db_session, require_auth
 from app.accounts.roles import can
 from app.core.bodies import make_router
 from app.core.config import LANGUAGES
+from app.core.fragments import opened_as_page
 from app.core.ids import RowId
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
 from app.panel.starters import KOREAN_COMMENTS, load_translations, translate_comments
 from app.panel.submission import present_submission
+from app.rendering.code import highlighted_source
 from app.submissions.models import Submission
 from app.submissions.routes import _limits as submission_limits
 from app.submissions.routes import signed_in_with_csrf
@@ -60,6 +63,14 @@ async def get_exercise(exercise_id: str):
     return JSONResponse(config, headers={"Cache-Control": "public, max-age=60"})
 
 
+def _to_lesson(request: Request, lang: str, exercise_id: str, query: str) -> RedirectResponse:
+    """A fragment opened as a page: the lesson whose panel shows it (or the course)."""
+    state = request.app.state
+    slug = next((lesson.slug for lesson in state.catalog.snapshot().visible(state.settings.show_drafts)
+                 if lesson.meta.exercise == exercise_id), None)
+    return RedirectResponse(f"/{lang}/lessons/{slug}{query}#exercise" if slug else f"/{lang}/", status_code=303)
+
+
 def _fragment(request: Request, lang: str, template: str, **values) -> HTMLResponse:
     context = page_context(lang, "/", request.app.state.settings.site_name)
     context.update(values)
@@ -68,14 +79,16 @@ def _fragment(request: Request, lang: str, template: str, **values) -> HTMLRespo
 
 
 async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict:
-    """The panel's view of one submission for its owner (graders: any); 404 for anyone else."""
+    """The panel's view of one submission for its owner (graders: any); 404 for anyone else.
+    ``source`` and ``launch`` are the submission's own, so the panel shows the code the result is about."""
     def load():
         with request.app.state.session_factory() as db:
             row = db.get(Submission, sub_id)
             if row is None or (row.user_id != auth.user.id and not can(auth.user.role, REVIEW)):
                 return None
-            return present_submission(db, row, lang, owner_view=row.user_id == auth.user.id,
-                                      gpu_budget_seconds=request.app.state.settings.gpu_budget_seconds)
+            panel = present_submission(db, row, lang, owner_view=row.user_id == auth.user.id,
+                                       gpu_budget_seconds=request.app.state.settings.gpu_budget_seconds)
+            return {**panel, "source": row.source, "launch_json": row.launch, "exercise": row.exercise_id}
 
     panel = await run_in_threadpool(load)
     if panel is None:
@@ -85,9 +98,12 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
 
 @router.get("/{lang:lang}/panel/submissions/{sub_id}")
 async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depends(require_auth)):
-
+    """The result with the submission's own code beside it (read-only, "Load into the editor")."""
     panel = await _visible_panel(request, sub_id, lang, auth)
-    return _fragment(request, lang, "panel/result.html", r=panel)
+    if opened_as_page(request):
+        return _to_lesson(request, lang, panel["exercise"], f"?submission={sub_id}")
+    source_html = Markup(highlighted_source(panel["source"], f"sub{sub_id}-line"))
+    return _fragment(request, lang, "panel/submission.html", r=panel, source_html=source_html)
 
 
 @api_router.get("/submissions/{sub_id}")
@@ -133,6 +149,8 @@ async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signe
 
 @router.get("/{lang:lang}/panel/exercises/{exercise_id}/history")
 async def history_fragment(lang: str, exercise_id: str, request: Request, auth=Depends(require_auth)):
+    if opened_as_page(request):
+        return _to_lesson(request, lang, exercise_id, "")
 
     def load():
         with request.app.state.session_factory() as db:

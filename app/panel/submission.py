@@ -31,7 +31,9 @@ def present_submission(db: Session, row: Submission, lang: str, *, owner_view: b
     profiler to the submission's owner when it passed. With ``gpu_budget_seconds`` a queued row of
     a learner past their hourly GPU time says when their next job can run."""
     wait = waiting_row(db, row, gpu_budget_seconds, utcnow())
-    view = submission_json(row, lang=lang, position=queue.position(db, row), include_source=False, gpu_wait=wait)
+    position = queue.position(db, row)
+    view = submission_json(row, lang=lang, position=position, include_source=False, gpu_wait=wait,
+                           seconds_per_job=queue.seconds_per_job(db) if position else None)
     panel = present(view, lang)
     panel["insight"] = present_insight((view.get("result") or {}).get("insight"), row.source, lang,
                                        can_profile=owner_view and panel.get("verdict") == "PASSED")
@@ -40,4 +42,6 @@ def present_submission(db: Session, row: Submission, lang: str, *, owner_view: b
                          "verdict_label": vocab.label(vocab.VERDICT, r.verdict_after, lang)}
                         for r in trail if r.kind in ("note", "override")]
     # a grader's override is the verdict the learner sees, with its tiers and XP; the engine's stays beside it
+    # its author may take it back while it waits (the graders' page shows the same result without)
+    panel["can_cancel"] = owner_view and row.state in ("queued", "awaiting_gpu")
     return overridden.apply(panel, row, trail, lang)

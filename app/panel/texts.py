@@ -50,7 +50,7 @@ CODES = {
     "LAUNCH_GRID_TOO_LARGE": _("The grid along %(axis)s would be %(value)s blocks (limit %(limit)s) at size %(size)s: use a larger tile."),
     "LAUNCH_TILE_TOO_LARGE": _("The tile along %(axis)s is %(value)s; at most %(limit)s."),
     # compile
-    "COMPILE_FAILED": _("The kernel did not compile: %(errors)s error(s), the first on line %(first_line)s."),
+    "COMPILE_FAILED": _("The kernel did not compile (compiler errors: %(errors)s); the first is on line %(first_line)s."),
     "COMPILE_KERNEL_MISSING": _("No kernel named %(name)s was found. Expected: %(expected)s"),
     "COMPILE_SIGNATURE_MISMATCH": _("The kernel %(name)s has the wrong parameters. Expected: %(expected)s"),
     "COMPILE_NOT_EXTERN_C": _("The kernel %(name)s must be declared extern \"C\". Expected: %(expected)s"),

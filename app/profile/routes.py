@@ -17,11 +17,13 @@ from app.accounts.deps import csrf_protect, current_auth, db_session, require_au
 from app.accounts.messages import AccountsError, message
 from app.accounts.models import User
 from app.accounts.views import account_context, render
+from app.comments import service as comments_service
 from app.core.bodies import make_router
 from app.core.ids import RowId
 from app.progress import learner, ledger, xp_history
 from app.progress.achievements import earned_achievements, take_announcements
 from app.progress.registry import ACHIEVEMENTS
+from app.reports import service as reports_service
 
 router = make_router()
 CSRF = [Depends(csrf_protect)]
@@ -129,9 +131,18 @@ def _confirm_page(request: Request, lang: str, auth, action: str):
     redirect = _require_page_auth(request, lang, auth)
     if redirect:
         return redirect
+    return _render_confirm(request, lang, auth, action)
+
+
+def _render_confirm(request: Request, lang: str, auth, action: str, *, error: str | None = None,
+                    choice: str = "", status: int = 200):
     context = account_context(request, lang, f"/profile/{action}", auth)
-    context.update(action=action, error=None)
-    return render(request, "accounts/confirm.html", context)
+    context.update(action=action, error=error, choice=choice)
+    if action == "delete":
+        with request.app.state.session_factory() as db:
+            context.update(comment_count=comments_service.authored_count(db, auth.user),
+                           report_count=reports_service.count_by(db, auth.user))
+    return render(request, "accounts/confirm.html", context, status=status)
 
 
 @router.get("/{lang:lang}/profile/reset")
@@ -156,14 +167,22 @@ def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth))
 
 
 @router.post("/{lang:lang}/profile/delete", dependencies=CSRF)
-def delete_account(lang: str, request: Request, password: str = Form(""), auth=Depends(require_auth),
-                   db: Session = Depends(db_session)):
+def delete_account(lang: str, request: Request, password: str = Form(""), contributions: str = Form(""),
+                   auth=Depends(require_auth), db: Session = Depends(db_session)):
+    """``contributions``: "keep" (comments stay under "deleted account", problem reports stay without
+    a name) or "delete" (the comments' text and the problem reports go too); the page asks."""
     user = db.get(User, auth.user.id)
+    if contributions not in ("keep", "delete"):
+        db.rollback()
+        return _render_confirm(request, lang, auth, "delete", error=message("choose_contributions", lang), status=400)
     ok, _ = users.passwords.verify_password(password, user.password_hash) if password else (False, None)
     if not ok:
-        context = account_context(request, lang, "/profile/delete", auth)
-        context.update(action="delete", error=message("wrong_password", lang))
-        return render(request, "accounts/confirm.html", context, status=400)
+        db.rollback()
+        return _render_confirm(request, lang, auth, "delete", error=message("wrong_password", lang),
+                               choice=contributions, status=400)
+    if contributions == "delete":
+        comments_service.erase_all_by(db, user)
+        reports_service.erase_by(db, user)
     users.delete_user(db, user)
     db.commit()
     response = RedirectResponse(f"/{lang}/", status_code=303)

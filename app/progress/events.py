@@ -18,6 +18,8 @@ LESSON_COMPLETED = "lesson_completed"
 LANGUAGE_READ = "language_read"  # a lesson read (completed) in one language
 EXERCISE_ATTEMPTED = "exercise_attempted"
 EXERCISE_PASSED = "exercise_passed"
+# compiled, waiting for a GPU: "It compiles" is the compiler's word, earned before the GPU's verdict
+EXERCISE_COMPILED = "exercise_compiled"
 SPEEDUP_REACHED = "speedup_reached"
 COMMENT_POSTED = "comment_posted"
 REPLY_MARKED_HELPFUL = "reply_marked_helpful"
@@ -27,7 +29,7 @@ VERDICT_OVERRIDDEN = "verdict_overridden"
 ACHIEVEMENT_REVOKED = "achievement_revoked"
 _COLUMNS = ("user_id", "epoch", "kind", "subject", "lang", "value", "data", "source", "dedupe",
             "occurred_at", "recorded_at")
-KINDS = (LESSON_OPENED, LESSON_COMPLETED, LANGUAGE_READ, EXERCISE_ATTEMPTED, EXERCISE_PASSED,
+KINDS = (LESSON_OPENED, LESSON_COMPLETED, LANGUAGE_READ, EXERCISE_ATTEMPTED, EXERCISE_PASSED, EXERCISE_COMPILED,
          SPEEDUP_REACHED, COMMENT_POSTED, REPLY_MARKED_HELPFUL, VERDICT_OVERRIDDEN, ACHIEVEMENT_REVOKED)
 
 
@@ -43,6 +45,7 @@ class EventView:
     data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     # when the server stored it (naive UTC); None for hand-built events, which count as seen when they occurred
     recorded_at: dt.datetime | None = None
+    source: str = "server"  # "browser": a claim merged from a visitor's local progress, not seen by the server
 
     @property
     def seen_at(self) -> dt.datetime:
@@ -52,7 +55,7 @@ class EventView:
     @classmethod
     def of(cls, row: Event) -> EventView:
         return cls(row.kind, row.occurred_at, row.subject, row.lang, row.value, json.loads(row.data or "{}"),
-                   row.recorded_at)
+                   row.recorded_at, row.source)
 
 
 def record_event(session: Session, user: User, kind: str, *, subject: str = "", lang: str | None = None,

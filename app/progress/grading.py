@@ -51,6 +51,19 @@ def record_grading_result(session: Session, user_id: int, exercise_id: str, subm
     return {"xp_paid": paid, "achievements": new}
 
 
+def record_compiled(session: Session, user_id: int, exercise_id: str, submission_id: int | str, *,
+                    lesson_slugs: frozenset[str] = frozenset()) -> list:
+    """A kernel that compiled and now waits for a GPU: "It compiles" is earned now, not when a GPU
+    frees up (maybe tomorrow). Its own event kind, so the grading's ``exercise_attempted`` still comes
+    once, later. Safe to call twice. Returns the new achievements; the caller commits."""
+    user = session.get(User, user_id)
+    if user is None:
+        return []
+    ev.record_event(session, user, ev.EXERCISE_COMPILED, subject=exercise_id, source="grader",
+                    dedupe=f"submission:{submission_id}", data={"submission": str(submission_id)})
+    return award_achievements(session, user, lesson_slugs)
+
+
 def record_verdict_override(session: Session, user: User, exercise_id: str, submission_id: int | str, *,
                             review_id: int, before: str | None, after: str, at: dt.datetime,
                             lesson_slugs: frozenset[str] = frozenset(), kernels_dir=None) -> dict[str, Any]:

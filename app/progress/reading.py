@@ -97,8 +97,9 @@ def merge_browser_progress(session: Session, user: User, lessons: list[Lesson], 
                 continue
             for lang in langs:
                 if lang in ("ko", "en"):
+                    # its own dedupe key: the server's own record of this reading still comes later
                     ev.record_event(session, user, ev.LANGUAGE_READ, subject=slug, lang=lang, source="browser",
-                                    dedupe=f"{slug}:{lang}")
+                                    dedupe=f"browser:{slug}:{lang}")
     return report
 
 

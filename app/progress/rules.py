@@ -52,7 +52,8 @@ def all_lessons(events, ctx):
 
 
 def first_compile(events, ctx):
-    return _first(events, lambda e: e.kind == ev.EXERCISE_ATTEMPTED and bool(e.data.get("compiled")))
+    return _first(events, lambda e: e.kind == ev.EXERCISE_COMPILED
+                  or (e.kind == ev.EXERCISE_ATTEMPTED and bool(e.data.get("compiled"))))
 
 
 def first_correct(events, ctx):
@@ -68,9 +69,11 @@ def _speedup(against: str, at_least: float):
 
 
 def bilingual(events, ctx):
+    """One lesson read in both languages, as the server saw it: a visitor's browser can claim any
+    language it likes when its local progress is merged, so those claims do not count."""
     langs: dict[str, set[str]] = {}
     for e in events:
-        if e.kind == ev.LANGUAGE_READ and e.lang:
+        if e.kind == ev.LANGUAGE_READ and e.lang and e.source != "browser":
             seen = langs.setdefault(e.subject, set())
             seen.add(e.lang)
             if {"ko", "en"} <= seen:

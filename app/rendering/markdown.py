@@ -74,11 +74,38 @@ def _ladder_render(self, tokens, idx, _options, env):
     return ""
 
 
+def _shared_section_ids(state) -> None:
+    """Give the h2/h3 headings the ids in env["section_ids"] ([(level, id)], from the other language's
+    text), so a section has one id in both languages: a link or a language switch lands on the same
+    section. Only when the two texts have the same headings at the same levels; else each keeps its own.
+    Runs before the anchors plugin, which keeps an id that a heading already has."""
+    wanted = state.env.get("section_ids") if isinstance(state.env, dict) else None
+    if not wanted:
+        return
+    heads = [t for t in state.tokens if t.type == "heading_open" and t.tag in ("h2", "h3")]
+    if [int(t.tag[1]) for t in heads] != [level for level, _ in wanted]:
+        return
+    for token, (_, section_id) in zip(heads, wanted, strict=True):
+        token.attrSet("id", section_id)
+
+
+def _quiet_permalinks(state) -> None:
+    """A heading's "#" link is for copying the address with a mouse: out of the tab order and not
+    read aloud (a screen reader already says the heading; "#" after each one is noise)."""
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "link_open" and child.attrGet("class") == "header-anchor":
+                child.attrSet("aria-hidden", "true")
+                child.attrSet("tabindex", "-1")
+
+
 def _build(lang: str) -> MarkdownIt:
     labels = _labels(lang)
     # Raw HTML is off: lesson files are content, not code.
     md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable(["table", "strikethrough"])
     md.use(anchors_plugin, min_level=2, max_level=3, slug_func=_slugify, permalink=True, permalinkSymbol="#")
+    md.core.ruler.before("anchor", "shared_section_ids", _shared_section_ids)
+    md.core.ruler.after("anchor", "quiet_permalinks", _quiet_permalinks)
     for kind in ("note", "warning", "exercise"):
         md.use(container_plugin, name=kind, render=_box_renderer(kind, labels[kind]))
     md.use(container_plugin, name="measured", validate=lambda params, *_: bool(_MEASURED_INFO.match(params.strip())),
@@ -98,6 +125,15 @@ def _build(lang: str) -> MarkdownIt:
     def table_close(self, tokens, idx, options, env):
         return self.renderToken(tokens, idx, options, env) + "</div>\n"
 
+    # A figure alone in its paragraph may scroll sideways on a phone (static/css/site.css) rather than
+    # shrink its labels to 5 px; a region that scrolls must be reachable by keyboard, and says what it holds.
+    def paragraph_open(self, tokens, idx, options, env):
+        children = (tokens[idx + 1].children or []) if idx + 1 < len(tokens) else []
+        if len(children) == 1 and children[0].type == "image" and str(children[0].attrGet("src") or "").endswith(".svg"):
+            return f'<p class="figure-scroll" tabindex="0" role="group" aria-label="{escape(children[0].content)}">'
+        return self.renderToken(tokens, idx, options, env)
+
+    md.add_render_rule("paragraph_open", paragraph_open)
     md.add_render_rule("table_open", table_open)
     md.add_render_rule("table_close", table_close)
     return md
@@ -106,11 +142,12 @@ def _build(lang: str) -> MarkdownIt:
 _PARSERS: dict[str, MarkdownIt] = {}
 
 
-def render_markdown(text: str, lang: str) -> RenderedBody:
+def render_markdown(text: str, lang: str, section_ids: list[tuple[int, str]] | None = None) -> RenderedBody:
+    """``section_ids``: (level, id) of the other language's h2/h3 headings, to share their ids."""
     md = _PARSERS.get(lang)
     if md is None:
         md = _PARSERS[lang] = _build(lang)
-    env: dict = {}
+    env: dict = {"section_ids": section_ids} if section_ids else {}
     tokens = md.parse(text, env)
     headings = []
     for i, token in enumerate(tokens):

@@ -5,7 +5,7 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -90,3 +90,13 @@ def resolve_comment_reports(db: Session, moderator: User, comment_id: int) -> in
     return db.execute(update(CommentReport).where(CommentReport.comment_id == comment_id,
                                                   CommentReport.resolved_at.is_(None))
                       .values(resolved_at=utcnow(), resolved_by=moderator.id)).rowcount or 0
+
+
+def count_by(db: Session, user: User) -> int:
+    """Problem reports ``user`` sent (what "delete my account" asks about)."""
+    return db.scalar(select(func.count()).select_from(ProblemReport).where(ProblemReport.reporter_id == user.id)) or 0
+
+
+def erase_by(db: Session, user: User) -> int:
+    """Delete the problem reports ``user`` sent; for an account deleted with its contributions."""
+    return db.execute(delete(ProblemReport).where(ProblemReport.reporter_id == user.id)).rowcount or 0

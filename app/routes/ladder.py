@@ -4,11 +4,13 @@ NOTES.md or a results file changes; a signed-in reader's page is rendered for th
 from __future__ import annotations
 
 from fastapi import HTTPException, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import SESSION_COOKIE
 from app.core.bodies import make_router
+from app.core.fragments import opened_as_page
+from app.core.page_cache import page_response
 from app.ladder.embed import content_store
 from app.ladder.page import page_context_for, rung_source_html
 from app.progress.page_state import signed_in_view
@@ -39,7 +41,7 @@ async def ladder_page(lang: str, request: Request):
         response.headers["Cache-Control"] = "private, no-store"
         return response
     page = state.page_cache.page(("ladder", lang), (content, results.version), build)
-    return Response(page.before + page.after, media_type="text/html; charset=utf-8")
+    return page_response(page, b"", request.headers.get("accept-encoding"))
 
 
 @router.get("/{lang:lang}/ladder/source/{stem}")
@@ -49,4 +51,7 @@ async def rung_source(lang: str, stem: str, request: Request):
     rung = next((r for r in content.rungs if r.stem == stem), None)
     if rung is None:
         raise HTTPException(status_code=404)
-    return HTMLResponse(rung_source_html(rung, lang), headers={"Cache-Control": "public, max-age=300"})
+    if opened_as_page(request):
+        return RedirectResponse(f"/{lang}/ladder#{rung.anchor}", status_code=303)
+    return HTMLResponse(rung_source_html(rung, lang), headers={"Cache-Control": "public, max-age=300",
+                                                               "Vary": "Sec-Fetch-Dest"})

@@ -15,8 +15,9 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import SESSION_COOKIE
 from app.core.bodies import make_router
-from app.core.page_cache import STRIP_MARKER, CachedPage
+from app.core.page_cache import STRIP_MARKER, CachedPage, page_response
 from app.lessons.catalog import Lesson
+from app.lessons.check import check_course
 from app.lessons.guide import guide_html
 from app.lessons.preview import preview_auth, show_drafts
 from app.lessons.prose import structure
@@ -24,7 +25,7 @@ from app.progress.learner import LearnerState, visitor_state
 from app.progress.page_state import ReaderView, repeat_view, signed_in_view
 from app.progress.reader_pages import reader_key, reader_pages
 from app.rendering.markdown import MEASURED_PATTERN, render_markdown
-from app.templating import page_context
+from app.templating import STATIC_DIR, page_context
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # The two hot routes are matched first (see factory.py); the catch-all /{lang} goes last so
@@ -33,12 +34,24 @@ router = make_router()
 fallback_router = make_router()
 
 
+def _english_section_ids(lesson: Lesson, text_lang: str) -> list[tuple[int, str]] | None:
+    """The English text's section ids, which the other language's sections take: one id per section
+    in both languages (a language switch or a shared link lands on the same section)."""
+    english = lesson.texts.get("en")
+    if text_lang == "en" or english is None:
+        return None
+    rendered = english._rendered.get("en")
+    if rendered is None:
+        rendered = english._rendered["en"] = render_markdown(english.body, "en")
+    return [(level, section_id) for level, section_id, _ in rendered.headings]
+
+
 def _body_html(request: Request, lesson: Lesson, lang: str) -> tuple[str, list, str, bool]:
     """Rendered body (cached per file version and UI language) with measured tables filled in."""
     text, fallback = lesson.text(lang)
     rendered = text._rendered.get(lang)
     if rendered is None:
-        rendered = text._rendered[lang] = render_markdown(text.body, lang)
+        rendered = text._rendered[lang] = render_markdown(text.body, lang, _english_section_ids(lesson, text.lang))
     html = rendered.html
     if rendered.measured:
         results = request.app.state.results
@@ -55,8 +68,8 @@ def _strip(request: Request, lang: str, learner: LearnerState, lesson_slugs: lis
     return request.app.state.page_cache.strip((lang, learner, tuple(lesson_slugs)), build)
 
 
-def _respond(page: CachedPage, strip: bytes) -> Response:
-    return Response(page.before + strip + page.after, media_type="text/html; charset=utf-8")
+def _respond(request: Request, page: CachedPage, strip: bytes) -> Response:
+    return page_response(page, strip, request.headers.get("accept-encoding"))
 
 
 async def _reader_view(request: Request, *args) -> ReaderView | None:
@@ -83,7 +96,7 @@ def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slu
         page = CachedPage((), before.encode(), after.encode())
     else:
         page = reader_pages(request.app.state).page((key, reader), deps, lambda: build(view.context))
-    response = _respond(page, _strip(request, lang, view.learner, slugs))
+    response = _respond(request, page, _strip(request, lang, view.learner, slugs))
     response.headers["Cache-Control"] = "private, no-store"
     return response
 
@@ -117,7 +130,7 @@ async def course_index(lang: str, request: Request):
     if view is not None:
         return _respond_signed_in(request, lang, view, build, slugs, ("index", lang, drafts), (snapshot,))
     page = state.page_cache.page(("index", lang, drafts), (snapshot,), build)
-    return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), slugs))
+    return _respond(request, page, _strip(request, lang, visitor_state(len(lessons), lang), slugs))
 
 
 @router.api_route("/{lang:lang}/lessons/{slug}", methods=["GET", "HEAD"])
@@ -161,7 +174,7 @@ async def lesson_page(lang: str, slug: str, request: Request):
                                   ("lesson", lang, slug, drafts), deps)
     page = state.page_cache.page(("lesson", lang, slug, drafts), deps, build)
     state.views.hit(lesson.slug, lang)
-    return _respond(page, _strip(request, lang, visitor_state(len(lessons), lang), [item.slug for item in lessons]))
+    return _respond(request, page, _strip(request, lang, visitor_state(len(lessons), lang), [item.slug for item in lessons]))
 
 
 @router.get("/{lang:lang}/authoring", include_in_schema=False)
@@ -188,8 +201,11 @@ async def authoring(lang: str, request: Request):
         except ValueError:
             return str(path)
 
+    # the same list as `lessons check` (its errors are errors here too), without the NVRTC compile
+    report = await run_in_threadpool(check_course, state.settings.lessons_dir, STATIC_DIR, state.settings.kernels_dir,
+                                     compile_cuda=False)
     problems = [{"where": f"{shown(p.file)}:{p.line}", "severity": p.severity, "message": p.message}
-                for p in snapshot.problems]
+                for p in report.problems]
     context = page_context(lang, "/authoring", state.settings.site_name)
     guide = await run_in_threadpool(guide_html, state.settings.lessons_dir, lang)
     context.update(user=auth.user, csrf_token=auth.csrf_token, entries=entries, problems=problems,

@@ -343,9 +343,24 @@ class Dispatcher:
                 # A second, separate transaction: the verdict is safe even if paying XP fails;
                 # record_pending() retries rows left with recorded = False.
                 queue.record_pending(db, self._record)
+            elif stored:
+                self._record_compiled(db, job)
         if not stored:
             log.warning("lease on submission %s was lost; its result is dropped", job.id)
         self.notify(job.id)
+
+    def _record_compiled(self, db: Session, job: Submission) -> None:
+        """Waiting for a GPU means it compiled: the compile's achievement now, in its own transaction
+        (the state is stored already; a failure here costs only the achievement's timing: the grading
+        records the compile again)."""
+        from app.progress.grading import record_compiled
+
+        try:
+            record_compiled(db, job.user_id, job.exercise_id, job.id, lesson_slugs=self.lesson_slugs())
+            db.commit()
+        except Exception:
+            db.rollback()
+            log.exception("could not record the compile of submission %s", job.id)
 
     def _record(self, db: Session, row: Submission) -> None:
         from app.progress.grading import record_grading_result

@@ -19,7 +19,7 @@ from app.submissions import states
 
 KEEPALIVE_SECONDS = 15.0
 POLL_SECONDS = 0.5
-END_STATES = (states.DONE, states.AWAITING_GPU)
+END_STATES = (states.DONE, states.AWAITING_GPU, states.CANCELLED)
 # One watching stream: the loop it runs on and the event that wakes it.
 Waiter = tuple[asyncio.AbstractEventLoop, asyncio.Event]
 # A submission as JSON (app.submissions.views.submission_json): Any, since it goes to json.dumps as is.

@@ -26,6 +26,7 @@ ERRORS = {  # auth_required and not_found: app/core/errors.py
     "bad_launch": _("The launch request is malformed (%(detail)s). Expected {\"block\": [x, y, z], \"tile\": [tx, ty], \"smem\": bytes}."),
     "too_many_in_flight": _("You already have %(limit)s submission(s) waiting or running. Wait for the result, then submit again."),
     "hourly_limit": _("You reached the limit of %(limit)s submissions per hour. Try again in %(minutes)s minute(s)."),
+    "not_cancellable": _("Only a submission that is still waiting can be cancelled; this one is being graded or is finished."),
     "daily_limit": _("You reached the limit of %(limit)s submissions per day. Try again in %(minutes)s minute(s)."),
 }
 
@@ -34,8 +35,10 @@ STATES = {
     "compiling": _("Compiling."),
     "checking": _("Checking correctness on the GPU."),
     "timing": _("Timing against the reference kernels."),
-    "awaiting_gpu": _("Compiled. This server has no GPU right now; it will be graded when one is available."),
+    "awaiting_gpu": _("Compiled. This server has no GPU right now; it will be graded when one is available "
+                      "(position %(position)s)."),
     "done": _("Done."),
+    "cancelled": _("Cancelled."),
 }
 
 WAITS = {  # why a queued submission is not taken yet, when it is not its turn that it waits for

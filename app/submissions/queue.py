@@ -202,15 +202,42 @@ def record_pending(db: Session, record: Callable[[Session, Submission], None], l
 
 
 def position(db: Session, row: Submission) -> int | None:
-    """1 for the next job. Counts queued jobs stored earlier (exact when each user has one job in
-    flight, the default; with more, the round-robin may let a later job of another user pass)."""
-    if row.state != states.QUEUED:
+    """1 for the next job. Counts jobs stored earlier that wait for what this one waits for: queued
+    ones for a queued job; queued and compiled ones for one waiting for a GPU (a GPU lane takes both).
+    Exact when each user has one job in flight, the default; with more, the round-robin may let a
+    later job of another user pass."""
+    if row.state not in states.WAITING:
         return None
+    waiting_for = [states.QUEUED] if row.state == states.QUEUED else list(states.WAITING)
     ahead = db.scalar(select(func.count()).select_from(Submission).where(
-        Submission.state == states.QUEUED,
+        Submission.state.in_(waiting_for),
         or_(Submission.created_at < row.created_at, and_(Submission.created_at == row.created_at,
                                                          Submission.id < row.id)))) or 0
     return ahead + 1
+
+
+ESTIMATE_SAMPLE = 20  # recent gradings whose median time makes the estimate
+
+
+def seconds_per_job(db: Session) -> float | None:
+    """The median time a job took from claim to result, over the latest gradings; None before any."""
+    rows = db.execute(select(Submission.claimed_at, Submission.finished_at)
+                      .where(Submission.state == states.DONE, Submission.claimed_at.is_not(None),
+                             Submission.finished_at.is_not(None))
+                      .order_by(Submission.finished_at.desc()).limit(ESTIMATE_SAMPLE)).all()
+    spans = sorted((done - claimed).total_seconds() for claimed, done in rows
+                   if claimed is not None and done is not None and done >= claimed)
+    return spans[len(spans) // 2] if spans else None
+
+
+def cancel(db: Session, sub_id: int, user_id: int) -> bool:
+    """Take back one's own job while it waits: one conditional UPDATE, so a dispatcher that claims it
+    at the same moment either got it first (the cancel changes nothing) or never sees it."""
+    now = utcnow()
+    return changed(db, update(Submission).where(Submission.id == sub_id, Submission.user_id == user_id,
+                                                Submission.state.in_(states.WAITING))
+                   .values(state=states.CANCELLED, finished_at=now, updated_at=now, lease_owner=None,
+                           lease_expires_at=None)) == 1
 
 
 def result_of(row: Submission) -> dict[str, Any] | None:  # the engine's Result JSON, as is

@@ -21,6 +21,7 @@ from app.submissions.gpu_budget import GpuWait, waiting_row
 from app.submissions.intake import MAX_BODY_BYTES
 from app.submissions.messages import SubmissionError
 from app.submissions.models import Submission
+from app.submissions.reviews import reviews_for
 from app.submissions.runtime import SubmissionsRuntime
 from app.submissions.schemas import ErrorBody, SubmissionCreated, SubmissionList, SubmissionRequest, SubmissionView
 from app.submissions.views import submission_json
@@ -86,8 +87,10 @@ def _load_visible(request: Request, auth: Auth, sub_id: RowId, db: Session) -> t
     if row is None or (row.user_id != auth.user.id and not reviewer):
         db.commit()  # ends the read (commit, unlike rollback, keeps auth.user loaded)
         raise SubmissionError("not_found", status=404)  # never tell whether someone else's id exists
-    view = submission_json(row, lang=api_lang(request), position=queue.position(db, row), include_source=True,
-                           gpu_wait=_gpu_wait(request, db, row))
+    position = queue.position(db, row)
+    view = submission_json(row, lang=api_lang(request), position=position, include_source=True,
+                           reviews=reviews_for(db, [row.id])[row.id], gpu_wait=_gpu_wait(request, db, row),
+                           seconds_per_job=queue.seconds_per_job(db) if position else None)
     db.commit()  # end the read: the connection goes back to the pool at once
     return view, row
 
@@ -99,6 +102,29 @@ async def get_submission(sub_id: RowId, request: Request, auth: Auth = Depends(r
 
     Only the author and graders/admins can see a submission (others get 404)."""
     view, _ = await run_in_threadpool(_load_visible, request, auth, sub_id, db)
+    return JSONResponse(view, headers={"Cache-Control": "no-store"})
+
+
+@router.post("/submissions/{sub_id}/cancel", response_model=SubmissionView, responses=ERROR_RESPONSES)
+async def cancel_submission(sub_id: RowId, request: Request, auth: Auth = Depends(signed_in_with_csrf),
+                            db: Session = Depends(db_session)) -> JSONResponse:
+    """Take back your own submission while it waits (queued or awaiting_gpu): it becomes
+    ``cancelled``, final with no verdict. One that is being graded or finished is refused (409)."""
+    def run() -> dict[str, Any]:
+        row = db.get(Submission, sub_id)
+        if row is None or row.user_id != auth.user.id:
+            db.commit()
+            raise SubmissionError("not_found", status=404)
+        if not queue.cancel(db, sub_id, auth.user.id):
+            db.rollback()
+            raise SubmissionError("not_cancellable", status=409)
+        db.commit()
+        view, _ = _load_visible(request, auth, sub_id, db)
+        return view
+
+    view = await run_in_threadpool(run)
+    submissions: SubmissionsRuntime = request.app.state.submissions
+    submissions.hub.notify(sub_id)  # an open event stream shows it cancelled and ends
     return JSONResponse(view, headers={"Cache-Control": "no-store"})
 
 
@@ -140,8 +166,10 @@ async def list_submissions(exercise_id: str, request: Request, auth: Auth = Depe
         rows = db.scalars(select(Submission).where(Submission.user_id == auth.user.id,
                                                    Submission.exercise_id == exercise_id)
                           .order_by(Submission.id.desc()).limit(50)).all()
+        trails = reviews_for(db, [r.id for r in rows])
         views = [submission_json(r, lang=api_lang(request), position=queue.position(db, r), include_source=False,
-                                 include_result=False, gpu_wait=_gpu_wait(request, db, r)) for r in rows]
+                                 include_result=False, reviews=trails[r.id], gpu_wait=_gpu_wait(request, db, r))
+                 for r in rows]
         db.commit()
         return views
 

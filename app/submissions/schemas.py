@@ -31,6 +31,7 @@ class SubmissionRequest(BaseModel):
 class Links(BaseModel):
     self: str
     events: str
+    cancel: str = Field(description="POST: take the submission back while it waits (queued or awaiting_gpu)")
 
 
 class SubmissionCreated(BaseModel):
@@ -44,13 +45,19 @@ class SubmissionCreated(BaseModel):
 class SubmissionView(BaseModel):
     id: int
     exercise: str = Field(examples=["gemm"])
-    state: str = Field(description="queued | compiling | checking | timing | awaiting_gpu | done")
+    state: str = Field(description="queued | compiling | checking | timing | awaiting_gpu | done | cancelled")
     state_text: str = Field(description="the state in the reader's language (ko or en)")
-    position: int | None = None
+    position: int | None = Field(None, description="place in line while queued or awaiting a GPU (1 = next)")
+    estimate_s: int | None = Field(None, description="seconds until it is graded, roughly: the place in line "
+                                   "times the median time of recent gradings; null before any")
     gpu_wait_until: str | None = Field(None, description="queued because you used your hourly GPU time: "
                                        "when your next job can run (UTC)")
     final: bool
-    verdict: str | None = Field(None, examples=["PASSED"])
+    verdict: str | None = Field(None, examples=["PASSED"], description="null until final; then the verdict that "
+                                "counts: a grader's override, else the automatic one")
+    automatic_verdict: str | None = Field(None, examples=["PASSED"],
+                                          description="null until final; the engine's own verdict")
+    overridden: bool = Field(False, description="a grader overrode the automatic verdict")
     launch: dict[str, Any] | None = None
     source_bytes: int
     attempts: int

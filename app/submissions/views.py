@@ -9,7 +9,8 @@ from app.core.errors import translate
 from app.submissions import states
 from app.submissions.gpu_budget import GpuWait
 from app.submissions.messages import STATES, WAITS
-from app.submissions.models import Submission
+from app.submissions.models import Submission, SubmissionReview
+from app.submissions.reviews import effective_verdict
 
 
 def _iso(value: dt.datetime | None) -> str | None:
@@ -21,9 +22,18 @@ def _ms(a: dt.datetime | None, b: dt.datetime | None) -> float | None:
 
 
 def submission_json(row: Submission, *, lang: str, position: int | None, include_source: bool,
-                    include_result: bool = True, gpu_wait: GpuWait | None = None) -> dict[str, Any]:
-    """``gpu_wait``: the row waits because its learner used their hourly GPU budget
+                    include_result: bool = True, reviews: list[SubmissionReview] | None = None,
+                    seconds_per_job: float | None = None, gpu_wait: GpuWait | None = None) -> dict[str, Any]:
+    """``reviews`` is the submission's review trail (app.submissions.reviews.reviews_for): a grader's
+    override is the verdict that counts, so the API reports it, with the engine's beside it.
+    ``gpu_wait``: the row waits because its learner used their hourly GPU budget
     (app.submissions.gpu_budget.waiting_row); its state text says until when."""
+    final = row.state in (states.DONE, states.CANCELLED)
+    # Only a graded job has a verdict: one waiting for a GPU carries the engine's UNAVAILABLE in its
+    # row (a script told to resubmit on UNAVAILABLE would resubmit it), a cancelled one never ran.
+    graded = row.state == states.DONE
+    automatic = row.verdict if graded else None
+    verdict = effective_verdict(row, reviews or []) if graded else None
     state_text = translate(STATES, row.state, lang, {"position": position})
     if gpu_wait is not None:
         state_text = translate(WAITS, "gpu_budget", lang, {
@@ -34,10 +44,15 @@ def submission_json(row: Submission, *, lang: str, position: int | None, include
         "exercise": row.exercise_id,
         "state": row.state,
         "state_text": state_text,
-        "position": position if row.state == states.QUEUED else None,
+        "position": position if row.state in states.WAITING else None,
+        # place in line x the median time of recent jobs; null without a place or a recent grading
+        "estimate_s": round(position * seconds_per_job) if position and seconds_per_job and row.state in states.WAITING
+        else None,
         "gpu_wait_until": _iso(gpu_wait.until) if gpu_wait is not None else None,
-        "final": row.state == states.DONE,
-        "verdict": row.verdict,
+        "final": final,
+        "verdict": verdict,
+        "automatic_verdict": automatic,
+        "overridden": verdict != automatic,
         "launch": json.loads(row.launch) if row.launch else None,
         "source_bytes": row.source_bytes,
         "attempts": row.attempts,
@@ -48,7 +63,8 @@ def submission_json(row: Submission, *, lang: str, position: int | None, include
         # queue wait, and dequeue -> engine start (the dispatcher's own overhead)
         "waited_ms": _ms(row.created_at, row.claimed_at),
         "dequeue_to_engine_ms": _ms(row.claimed_at, row.started_at),
-        "links": {"self": f"/api/submissions/{row.id}", "events": f"/api/submissions/{row.id}/events"},
+        "links": {"self": f"/api/submissions/{row.id}", "events": f"/api/submissions/{row.id}/events",
+                  "cancel": f"/api/submissions/{row.id}/cancel"},
     }
     if include_result:
         data["result"] = json.loads(row.result) if row.result else None  # the engine's Result, as is

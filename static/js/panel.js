@@ -6,7 +6,7 @@
   "use strict";
 
   var FIELDS = ["bx", "by", "bz", "tx", "ty", "smem"];
-  var END_STATES = { done: true, awaiting_gpu: true };
+  var END_STATES = { done: true, awaiting_gpu: true, cancelled: true };
 
   function fill(template, values) {
     return String(template).replace(/%\((\w+)\)s/g, function (_, k) { return values[k] != null ? values[k] : ""; });
@@ -30,6 +30,7 @@
     this.t = function (name) { return root.getAttribute("data-t-" + name) || ""; };
     this.draftKey = "mkc-draft:" + this.exercise;
     this.lastKey = "mkc-last:" + this.exercise + ":" + (document.body.getAttribute("data-signed-in") || "");
+    this.sentKey = "mkc-sent:" + this.exercise + ":" + (document.body.getAttribute("data-signed-in") || "");
     this.form = root.querySelector("[data-launch]");
     this.result = root.querySelector("[data-result]");
     this.watching = null;
@@ -91,7 +92,7 @@
     var last = this.canSubmit ? load(this.lastKey) : null;
     if (this.canSubmit && asked > 0) { this.follow(asked, false); this.root.scrollIntoView(); }
     else if (last) this.follow(last, true);
-    else if (this.canSubmit) this.followLatest();
+    else if (this.canSubmit) this.followLatest(!(draft && draft.source));
     this.root.setAttribute("data-ready", "");
   };
 
@@ -125,7 +126,10 @@
     this.dialog = dialog;
     this.result.addEventListener("click", function (e) {
       var jump = e.target.closest("[data-jump-line]");
-      if (jump) self.editor.gotoLine(parseInt(jump.getAttribute("data-jump-line"), 10), 1);
+      if (jump) self.jumpTo(parseInt(jump.getAttribute("data-jump-line"), 10));
+      if (e.target.closest("[data-load-source]")) self.loadSource(false);
+      var cancel = e.target.closest("[data-cancel-submission]");
+      if (cancel) self.cancel(parseInt(cancel.getAttribute("data-cancel-submission"), 10));
     });
     var box = this.root.querySelector("[data-history-box]");
     if (box) {
@@ -228,6 +232,12 @@
     }
     var launch = this.validate();
     if (!launch) { this.form.querySelector("[aria-invalid=true]").focus(); return; }
+    // The same bytes and launch as a submission already sent: its result will say the same again.
+    var source = this.editor.getValue();
+    var same = [this.shownSource(), load(this.sentKey)].filter(function (s) {
+      return s && s.source === source && JSON.stringify(s.launch) === JSON.stringify(launch);
+    })[0];
+    if (same && !window.confirm(fill(this.t("same-again"), { id: same.id }))) return;
     this.saveDraftSoon();
     this.busy = true;
     this.showText(this.t("submitting"), false);
@@ -242,11 +252,25 @@
       self.busy = false;
       if (!res.ok) { self.showText(self.t("failed") + " " + (res.body.message || res.body.error), true); return; }
       store(self.lastKey, res.body.id);
+      store(self.sentKey, { id: res.body.id, source: source, launch: launch });
       self.follow(res.body.id, false);
     }).catch(function () {
       self.busy = false;
       self.showText(self.t("network"), true);
     });
+  };
+
+  Panel.prototype.cancel = function (id) {
+    var self = this;
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    fetch("/api/submissions/" + id + "/cancel?lang=" + this.lang, {
+      method: "POST", credentials: "same-origin", headers: { "X-CSRF-Token": meta ? meta.content : "" },
+    }).then(function (r) {
+      return r.json().then(function (body) {
+        if (!r.ok) self.note(self.t("failed") + " " + (body.message || body.error));
+        self.follow(id, false);
+      });
+    }).catch(function () { self.showText(self.t("network"), true); });
   };
 
   // Show one submission and keep it current until it reaches an end state.
@@ -270,6 +294,10 @@
       return r.text().then(function (html) {
         if (self.watching !== id) return null;
         self.result.innerHTML = html;
+        if (self.sourceWanted === id) {
+          self.sourceWanted = null;
+          if (self.editor.getValue() === self.config.starter) self.loadSource(true);
+        }
         var node = self.result.querySelector("[data-result-state]");
         var state = node ? node.getAttribute("data-result-state") : null;
         if (state && END_STATES[state] && self.lastState && !END_STATES[self.lastState]) self.loadHistory();
@@ -309,14 +337,47 @@
     }, 2000);
   };
 
-  Panel.prototype.followLatest = function () {
+  Panel.prototype.followLatest = function (intoEditor) {
     var self = this;
     fetch("/api/exercises/" + encodeURIComponent(this.exercise) + "/submissions", { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.json() : { submissions: [] }; })
       .then(function (body) {
         var latest = body.submissions && body.submissions[0];
-        if (latest && self.watching === null) self.follow(latest.id, true);
+        if (!latest || self.watching !== null) return;
+        // A browser with no draft of its own (a new device) starts from the learner's latest code.
+        if (intoEditor) self.sourceWanted = latest.id;
+        self.follow(latest.id, true);
       }).catch(function () {});
+  };
+
+  // The code of the submission shown under the result (templates/panel/submission.html).
+  Panel.prototype.shownSource = function () {
+    var text = this.result.querySelector("[data-source-text]");
+    return text ? { source: text.value, launch: JSON.parse(text.getAttribute("data-launch") || "null"),
+                    id: text.closest("[data-submission-source]").getAttribute("data-submission-source") } : null;
+  };
+  Panel.prototype.loadSource = function (quietly) {
+    var shown = this.shownSource();
+    if (!shown) return;
+    this.editor.setValue(shown.source);
+    if (shown.launch && shown.launch.block) this.setLaunch(shown.launch);
+    store(this.draftKey, { source: shown.source, saved: new Date().toISOString(), launch: shown.launch });
+    this.note(fill(this.t("source-loaded"), { id: shown.id }));
+    if (!quietly) this.editor.focus();
+  };
+  // "Line N" of a result: in the editor when it holds that submission's code, else in the code shown
+  // under the result (the editor may hold other code by now, where line N means something else).
+  Panel.prototype.jumpTo = function (line) {
+    var shown = this.shownSource();
+    if (!shown || shown.source === this.editor.getValue()) { this.editor.gotoLine(line, 1); return; }
+    var box = this.result.querySelector("[data-submission-source]");
+    box.open = true;
+    var old = box.querySelector(".is-jumped");
+    if (old) old.classList.remove("is-jumped");
+    var anchor = box.querySelector("#sub" + shown.id + "-line-" + line);
+    if (!anchor) return;
+    (anchor.nextElementSibling || anchor).classList.add("is-jumped");  // the line's number
+    anchor.scrollIntoView({ block: "center" });
   };
 
   Panel.prototype.loadHistory = function () {

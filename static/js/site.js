@@ -212,8 +212,39 @@
     button.textContent = button.dataset.labelContinue.replace("%(number)s", number) + " →";
   }
 
+  // A page that answered a refused form (the typed text kept in it) shows the page's own address,
+  // not the form's: a reload or a copied link then opens the page instead of sending the form again.
+  function initReplaceUrl() {
+    var node = document.querySelector("[data-replace-url]");
+    if (node && window.history && history.replaceState) history.replaceState(null, "", node.getAttribute("data-replace-url"));
+  }
+
+  // The language switch keeps the reader's place: sections have the same ids in both languages, so
+  // the link carries the section now at the top of the screen (the redirect keeps the #fragment).
+  function currentSection() {
+    var heads = document.querySelectorAll("article h2[id], article h3[id]");
+    var line = Math.min(window.innerHeight / 3, 200), current = null;
+    for (var i = 0; i < heads.length; i++) {
+      if (heads[i].getBoundingClientRect().top <= line) current = heads[i];
+      else break;
+    }
+    return current ? current.id : "";
+  }
+  function initLanguageSwitch() {
+    document.querySelectorAll("[data-lang-switch]").forEach(function (link) {
+      function carry() {
+        var id = currentSection();
+        link.href = link.href.split("#")[0] + (id ? "#" + encodeURIComponent(id) : "");
+      }
+      link.addEventListener("click", carry);
+      link.addEventListener("auxclick", carry);  // middle click: a new tab at the same place
+      link.addEventListener("focus", carry);  // the keyboard, and "copy link address" after a focus
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     var progress = readProgress();
+    initReplaceUrl(); initLanguageSwitch();
     initTheme(); initMenu(); initCopy(); initScrollers(); initLazySources();
     // A signed-in reader's progress comes from the server (progress.js), not from this browser:
     // the course page's main button follows the lessons the strip says are completed.

@@ -67,9 +67,14 @@ def test_merge_distrusts_the_browser(user_client):
     assert bad.status_code == 422
 
 
-def test_merge_of_languages_read_earns_bilingual(user_client):
+def test_bilingual_comes_from_what_the_server_saw_not_from_a_merged_claim(user_client):
     answer = merge(user_client, {"completed": {FIRST: "2026-11-20T08:00:00Z"}, "read": {FIRST: ["ko", "en", "fr"]}})
-    assert {a["id"] for a in answer["new_achievements"]} == {"first_lesson", "bilingual"}
+    assert {a["id"] for a in answer["new_achievements"]} == {"first_lesson"}  # the browser's claim alone: no
+    csrf = {"X-CSRF-Token": page_csrf(user_client)}
+    first = user_client.post(f"/api/progress/lessons/{FIRST}/complete", json={"lang": "ko"}, headers=csrf).json()
+    assert "bilingual" not in {a["id"] for a in first["new_achievements"]}
+    second = user_client.post(f"/api/progress/lessons/{FIRST}/complete", json={"lang": "en"}, headers=csrf).json()
+    assert "bilingual" in {a["id"] for a in second["new_achievements"]}
 
 
 def test_pages_show_true_progress_for_the_signed_in_reader(user_client, new_client, app):
@@ -153,10 +158,11 @@ def test_delete_account_removes_personal_data(user_client, new_client, app):
     complete(other, FIRST)
     page = user_client.get("/en/profile/delete").text
     token = CSRF_FIELD.search(page).group(1)
-    wrong = user_client.post("/en/profile/delete", data={"csrf_token": token, "password": "not my password"})
+    wrong = user_client.post("/en/profile/delete", data={"csrf_token": token, "password": "not my password",
+                                                         "contributions": "keep"})
     assert wrong.status_code == 400 and "The password is not correct." in wrong.text
-    done = user_client.post("/en/profile/delete", data={"csrf_token": token, "password": "correct horse battery"},
-                            follow_redirects=False)
+    done = user_client.post("/en/profile/delete", data={"csrf_token": token, "password": "correct horse battery",
+                                                        "contributions": "keep"}, follow_redirects=False)
     assert done.status_code == 303
     with app.state.session_factory() as db:
         assert [u.username for u in db.scalars(select(User))] == ["lee"]

@@ -1,4 +1,5 @@
-"""`lessons new`: a scaffolded lesson is a valid draft that passes the check; bad requests write nothing."""
+"""`lessons new`: a scaffolded lesson is a valid draft whose placeholders the check refuses until they are
+replaced; bad requests write nothing."""
 from __future__ import annotations
 
 import os
@@ -11,6 +12,7 @@ from app.core.config import PROJECT_ROOT
 from app.lessons.catalog import load_catalog
 from app.lessons.check import check_course
 from app.lessons.scaffold import ScaffoldError, scaffold_lesson
+from app.lessons.scaffold import placeholders as placeholders_of
 from app.templating import STATIC_DIR
 
 from .kit import good_lesson
@@ -24,7 +26,7 @@ def cli(*args, cwd=PROJECT_ROOT, tmp_path):
                           capture_output=True, text=True, timeout=300)
 
 
-def test_new_lesson_is_a_draft_that_passes_the_check(lessons_dir):
+def test_new_lesson_is_a_draft_that_passes_the_check_once_its_placeholders_are_written(lessons_dir):
     good_lesson(lessons_dir, 1, "first")
     folder = scaffold_lesson(lessons_dir, "warp-tiling", kernels_dir=KERNELS, exercise="gemm")
     assert folder.name == "02-warp-tiling"
@@ -37,7 +39,18 @@ def test_new_lesson_is_a_draft_that_passes_the_check(lessons_dir):
     assert 'extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K);' in en
     assert "::: measured gemm" in ko
     report = check_course(lessons_dir, STATIC_DIR, KERNELS, min_kernels=0)
-    assert report.problems == [] and report.compiled == 4 and report.fragments == 2
+    assert report.compiled == 4 and report.fragments == 2
+    placeholders = [p for p in report.problems if "placeholder is still here" in p.message]
+    assert placeholders and placeholders == report.problems and all(p.severity == "error" for p in placeholders)
+    assert {p.file.name for p in placeholders} == {"en.md", "ko.md"}
+    # the author writes the lesson: the check passes
+    for lang, own in (("en", "Own words."), ("ko", "직접 쓴 문장이에요.")):
+        path = folder / f"{lang}.md"
+        text = path.read_text(encoding="utf-8").replace(" (번역할 제목)", "")
+        for placeholder in placeholders_of(lang):
+            text = text.replace(placeholder, own)
+        path.write_text(text, encoding="utf-8")
+    assert check_course(lessons_dir, STATIC_DIR, KERNELS, min_kernels=0).problems == []
 
 
 def test_order_can_be_chosen(lessons_dir):
@@ -81,5 +94,5 @@ def test_cli_new_then_check(lessons_dir, tmp_path):
     unknown = cli("new", "other", "--exercise", "nope", "--dir", str(lessons_dir), tmp_path=tmp_path)
     assert unknown.returncode == 2 and "unknown exercise 'nope'" in unknown.stderr
     checked = cli("check", "--dir", str(lessons_dir), "--min-kernels", "0", "--strict", tmp_path=tmp_path)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "1 lessons loaded (0 published, 1 drafts), 0 errors, 0 warnings" in checked.stdout
+    assert checked.returncode == 1, checked.stdout + checked.stderr  # the skeleton is not a lesson yet
+    assert "placeholder is still here" in checked.stdout + checked.stderr

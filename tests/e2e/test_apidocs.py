@@ -22,7 +22,30 @@ def test_api_docs_render_offline_under_the_csp(browser, server_url, path, ready)
         assert response.status == 200 and "content-security-policy" in response.headers
         page.wait_for_selector(ready, timeout=30_000)
         assert "submissions" in page.content()
-        assert page.evaluate("document.documentElement.lang") == "ko"
+        # the documentation is the schema's English; the bar above it speaks the reader's Korean
+        assert page.evaluate("document.documentElement.lang") == "en"
+        bar = page.locator("[data-apidocs-bar]")
+        assert bar.get_attribute("lang") == "ko" and bar.locator("[data-back-to-site]").get_attribute("href") == "/ko/"
     finally:
         context.close()
     assert foreign == [] and problems == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_swagger_page_has_readable_contrast_and_follows_dark_mode(browser, server_url, scheme):
+    from tests.e2e.test_a11y import AXE
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(server_url + "/docs")
+        page.wait_for_selector(".swagger-ui .opblock", timeout=30_000)
+        page.evaluate(AXE.read_text(encoding="utf-8"))
+        contrast = page.evaluate("async () => (await axe.run(document, {runOnly: ['color-contrast']}))"
+                                 ".violations.flatMap(v => v.nodes.map(n => n.target.join(' ')))")
+        assert contrast == []
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert (background == "rgb(15, 18, 24)") is (scheme == "dark")
+        assert page.locator("[data-back-to-site]").get_attribute("href") == "/en/"
+    finally:
+        context.close()
