@@ -8,6 +8,7 @@ from sqlalchemy import select, update
 
 from app.accounts.auth import SESSION_COOKIE, digest
 from app.accounts.models import AuthSession, User
+from app.progress.models import Event
 
 from .conftest import PASSWORD, form_token, page_csrf, signin, signup
 
@@ -121,6 +122,31 @@ def test_expired_session_is_signed_out_and_removed(user_client, app):
     assert user_client.get("/api/me").status_code == 401
     with app.state.session_factory() as db:
         assert db.scalar(select(AuthSession)) is None
+
+
+def test_an_expired_session_is_refused_by_the_api_with_no_page_view_first(user_client, app):
+    """The API judges expiry itself: no page view has run (and deleted the row) before these calls."""
+    csrf = page_csrf(user_client)
+    with app.state.session_factory() as db:
+        db.execute(update(AuthSession).values(expires_at=dt.datetime(2020, 1, 1)))
+        db.commit()
+    done = user_client.post("/api/progress/lessons/naive-vs-tiled-gemm/complete", json={}, headers={"X-CSRF-Token": csrf})
+    # refused; the expired session's CSRF token is no longer anyone's, so the CSRF check may answer first
+    assert done.status_code in (401, 403) and done.json()["error"] in ("auth_required", "csrf"), done.text
+    assert user_client.get("/api/me").status_code == 401
+    with app.state.session_factory() as db:
+        assert db.scalar(select(AuthSession)) is None
+        assert db.scalar(select(Event).where(Event.kind == "lesson_completed")) is None
+    assert "data-signed-in" not in user_client.get("/en/").text
+
+
+def test_a_session_expiring_in_a_minute_still_works(user_client, app):
+    with app.state.session_factory() as db:
+        db.execute(update(AuthSession).values(expires_at=dt.datetime.now(dt.UTC).replace(tzinfo=None)
+                                              + dt.timedelta(minutes=1)))
+        db.commit()
+    assert user_client.get("/api/me").json()["user"]["username"] == "kim"
+    assert 'data-signed-in="kim"' in user_client.get("/en/").text
 
 
 def test_session_lifetime_comes_from_config(new_client, app):

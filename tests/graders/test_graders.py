@@ -172,6 +172,23 @@ def test_learners_get_403_and_visitors_401(app_client):
     assert "data-graders-link" in grader_browser.get("/en/").text
 
 
+def test_instructors_are_not_graders(app_client):
+    """Instructors write lessons and moderate comments; reviewing submissions is the graders' (and
+    admins') job, so every graders' page and API answers an instructor 403 and changes nothing."""
+    client, tokens, ids = setup(app_client)
+    teacher = bearer(add_user(client.app, "ines", "instructor"))
+    for url in ("/api/graders/submissions", "/api/graders/submissions.csv", "/api/graders/stuck.csv", "/en/graders",
+                f"/en/graders/submissions/{ids['alice_pass']}"):
+        assert client.get(url, headers=teacher).status_code == 403, url
+    for kind in ("note", "override", "rerun"):
+        r = client.post(f"/api/graders/submissions/{ids['alice_wrong']}/{kind}", headers=teacher,
+                        json={"verdict": "PASSED", "reason": "an instructor's opinion"})
+        assert r.status_code == 403 and r.json()["error"] == "forbidden", (kind, r.text)
+    assert total_xp(client.app, "alice") == 70
+    trail = client.get("/api/graders/submissions?learner=alice", headers=bearer(tokens["gina"])).json()
+    assert all(s["reviews"] == [] for s in trail["submissions"])
+
+
 def test_cookie_forms_need_the_csrf_token(app_client):
     client, tokens, ids = setup(app_client)
     browser, csrf = cookie_login(client.app, "gina")

@@ -93,6 +93,7 @@ def _fuzz(operation, server, admin_headers, learner_headers) -> None:
     run()
 
 
+@pytest.mark.timeout(600)  # the fuzzing budget (FUZZ_BUDGET_SECONDS) plus the server and sign-in
 def test_every_api_operation_survives_hostile_input(server, admin_headers, learner_headers):
     schema = schemathesis.openapi.from_url(server.url + "/openapi.json")
     failures, fuzzed = [], 0
