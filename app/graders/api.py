@@ -3,6 +3,7 @@ browser session. Reading is GET; note/override/re-run are POST (CSRF for cookie 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Annotated
 
 from fastapi import Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -11,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
-from app.core.ids import RowId
+from app.core.ids import OptionalDayQuery, RowId
 from app.core.jsonbody import JsonBodyError, loads_strict
 from app.core.openapi import CSVResponse
 from app.graders import listing, reviews
@@ -37,10 +38,11 @@ async def reviewer_with_csrf(request: Request, auth=Depends(require_reviewer)):
 
 
 def listing_query(exercise: str = Query("", max_length=200), learner: str = Query("", max_length=200),
-                  verdict: str = Query("", max_length=200), from_: str = Query("", alias="from", max_length=40),
-                  to: str = Query("", max_length=40)) -> None:
-    """Documents the filters (read by listing.Filters.parse, which forgives anything) in the OpenAPI
-    schema, so the API fuzzer (tests/hardening/test_api_fuzz.py) drives them too."""
+                  verdict: str = Query("", max_length=200),
+                  from_: Annotated[OptionalDayQuery, Query(alias="from")] = None, to: OptionalDayQuery = None) -> None:
+    """Documents the filters in the OpenAPI schema (so the API fuzzer, tests/hardening/test_api_fuzz.py,
+    drives them too) and refuses a day that is no date or out of range with a 422 in the reader's
+    language; listing.Filters.parse reads them (and forgives the text fields)."""
 
 
 def _records(request: Request, with_result: bool) -> list[dict]:

@@ -19,7 +19,7 @@ from app.core import vocabulary as vocab
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
 from app.graders import listing, reviews
-from app.graders.api import act, exercise_titles
+from app.graders.api import act, exercise_titles, listing_query
 from app.graders.messages import DONE, text
 from app.panel.submission import present_submission
 from app.rendering.code import CudaCppLexer
@@ -46,7 +46,7 @@ def _exercises() -> list[str]:
         return []
 
 
-@router.get("/{lang:lang}/graders")
+@router.get("/{lang:lang}/graders", dependencies=[Depends(listing_query)])
 def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
     filters = listing.Filters.parse(request.query_params)
     with request.app.state.session_factory() as db:

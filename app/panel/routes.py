@@ -14,7 +14,7 @@ from app.accounts.deps import db_session, require_auth
 from app.accounts.roles import can
 from app.core.bodies import make_router
 from app.core.config import LANGUAGES
-from app.core.ids import RowId
+from app.core.ids import RowId, RowIdQuery
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
@@ -137,7 +137,7 @@ async def history_fragment(lang: str, exercise_id: str, request: Request, auth=D
 
 
 @router.get("/{lang:lang}/panel/diff")
-async def diff_fragment(lang: str, a: int, b: int, request: Request, auth=Depends(require_auth)):
+async def diff_fragment(lang: str, a: RowIdQuery, b: RowIdQuery, request: Request, auth=Depends(require_auth)):
     """Diff of two of one's own submissions (graders: any two)."""
 
     def load():
