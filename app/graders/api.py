@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
+from app.accounts.roles import Permission
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import OptionalDayQuery, RowId
 from app.core.jsonbody import JsonBodyError, loads_strict
@@ -19,8 +20,7 @@ from app.graders import listing, reviews
 from app.i18n.requests import api_lang
 
 router = make_router(prefix="/api/graders", tags=["graders"])
-REVIEW = "submissions.review"
-require_reviewer = require_permission(REVIEW)
+require_reviewer = require_permission(Permission.REVIEW_SUBMISSIONS)
 
 
 def exercise_titles(request: Request, lang: str) -> Callable[[str], str]:

@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
+from app.accounts.roles import Permission
 from app.accounts.views import account_context, render
 from app.core import vocabulary as vocab
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
@@ -27,8 +28,7 @@ from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
 
 router = make_router(include_in_schema=False)
-REVIEW = "submissions.review"
-require_reviewer = require_permission(REVIEW)
+require_reviewer = require_permission(Permission.REVIEW_SUBMISSIONS)
 # inline numbers: a table of numbers beside the code drifts out of line with the site's <pre> styles
 _FORMATTER = HtmlFormatter(linenos="inline", lineanchors="src")
 

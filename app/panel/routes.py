@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import db_session, require_auth
-from app.accounts.roles import can
+from app.accounts.roles import Permission, can
 from app.core.bodies import make_router
 from app.core.config import LANGUAGES
 from app.core.ids import RowId, RowIdQuery
@@ -26,7 +26,6 @@ from app.templating import page_context
 
 api_router = make_router(prefix="/api/panel", tags=["panel"])
 router = make_router(include_in_schema=False)
-REVIEW = "submissions.review"
 
 
 def exercise_config(exercise_id: str) -> dict | None:
@@ -68,7 +67,7 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
     def load():
         with request.app.state.session_factory() as db:
             row = db.get(Submission, sub_id)
-            if row is None or (row.user_id != auth.user.id and not can(auth.user.role, REVIEW)):
+            if row is None or (row.user_id != auth.user.id and not can(auth.user.role, Permission.REVIEW_SUBMISSIONS)):
                 return None
             return present_submission(db, row, lang, owner_view=row.user_id == auth.user.id)
 
@@ -143,7 +142,7 @@ async def diff_fragment(lang: str, a: RowIdQuery, b: RowIdQuery, request: Reques
     def load():
         with request.app.state.session_factory() as db:
             rows = [db.get(Submission, a), db.get(Submission, b)]
-            reviewer = can(auth.user.role, REVIEW)
+            reviewer = can(auth.user.role, Permission.REVIEW_SUBMISSIONS)
             if any(r is None or (r.user_id != auth.user.id and not reviewer) for r in rows):
                 return None
             old, new = sorted(rows, key=lambda r: r.id)
