@@ -10,7 +10,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from fastapi import Request, Response
 from sqlalchemy import delete, select, update
@@ -24,6 +26,7 @@ from app.core.config import Settings
 SESSION_COOKIE = "mkc_session"
 VISITOR_CSRF_COOKIE = "mkc_csrf"  # double-submit token for forms shown before there is a session
 TOKEN_PREFIX = "mkc_"
+MAX_COOKIE_CHARS = 200  # our session tokens are 43 characters; a longer cookie names no session and is not hashed
 
 
 @dataclass
@@ -126,6 +129,39 @@ class BadToken(Exception):
     """An Authorization header was sent but names no live token: answer 401, never fall back."""
 
 
+class SessionRow(Protocol):
+    @property
+    def expires_at(self) -> dt.datetime: ...
+
+
+Row = TypeVar("Row", bound=SessionRow)
+
+
+def live_session(cookie: str | None, lookup: Callable[[str], Row | None],
+                 on_expired: Callable[[Row], None]) -> Row | None:
+    """The one rule for a session cookie, used by the API (``resolve``) and by page views
+    (app/progress/page_state.py, which looks the row up with its own faster statements): a cookie of
+    sane length names the row with its token's hash, and that row counts only while it has not
+    expired. An expired row goes to ``on_expired`` (which deletes it, or leaves that to a view that
+    may write) and the caller is a visitor. The CSRF token a state-changing request must carry is the
+    live row's own (``Auth.csrf_token``, the page's csrf-token meta; checked by deps.verify_csrf)."""
+    if not cookie or len(cookie) > MAX_COOKIE_CHARS:
+        return None
+    row = lookup(digest(cookie))
+    if row is None:
+        return None
+    if row.expires_at <= utcnow():
+        on_expired(row)
+        return None
+    return row
+
+
+def delete_expired(db: Session, row: AuthSession) -> None:
+    """``live_session``'s on_expired for callers that may write: the expired row is gone at once."""
+    db.execute(delete(AuthSession).where(AuthSession.id == row.id))
+    db.commit()
+
+
 def resolve(request: Request, db: Session) -> Auth | None:
     header = request.headers.get("authorization", "")
     if header:
@@ -142,15 +178,10 @@ def resolve(request: Request, db: Session) -> Auth | None:
             row.last_used_at = now
             db.commit()
         return Auth(user, "token")
-    cookie = request.cookies.get(SESSION_COOKIE)
-    if not cookie or len(cookie) > 200:
+    session = live_session(request.cookies.get(SESSION_COOKIE),
+                           lambda token_hash: db.scalar(select(AuthSession).where(AuthSession.token_hash == token_hash)),
+                           lambda expired: delete_expired(db, expired))
+    if session is None:
         return None
-    row = db.scalar(select(AuthSession).where(AuthSession.token_hash == digest(cookie)))
-    if row is None:
-        return None
-    if row.expires_at <= utcnow():
-        db.execute(delete(AuthSession).where(AuthSession.id == row.id))
-        db.commit()
-        return None
-    user = db.get(User, row.user_id)
-    return Auth(user, "cookie", row) if user else None
+    user = db.get(User, session.user_id)
+    return Auth(user, "cookie", session) if user else None

@@ -24,7 +24,6 @@ from sqlalchemy import Engine, bindparam, func, select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
-from app.accounts.auth import digest
 from app.accounts.models import AuthSession, User
 from app.progress.learner import LearnerState
 from app.progress.models import Event, UserAchievement, XpEntry
@@ -74,14 +73,14 @@ class ReaderPeek:
     fingerprint: tuple
 
 
-def peek_reader(engine: Engine, cookie: str) -> ReaderPeek | None:
+def peek_reader(engine: Engine, token_hash: str) -> ReaderPeek | None:
     """load_reader's answer through one SELECT on a pooled connection: the statement above as SQLAlchemy
     compiles it, run on SQLite's own cursor (see _SqlitePeek), or through Core on other databases."""
     if engine.dialect.name == "sqlite":
-        row = _sqlite_peek(engine.dialect).run(engine, digest(cookie))
+        row = _sqlite_peek(engine.dialect).run(engine, token_hash)
     else:
         with engine.connect() as conn:
-            row = conn.execute(_PEEK_STATEMENT, {"token_hash": digest(cookie)}).first()
+            row = conn.execute(_PEEK_STATEMENT, {"token_hash": token_hash}).first()
     if row is None:
         return None
     n = len(_SESSION_PEEK)
@@ -149,11 +148,15 @@ class ReaderRow:
     def unannounced(self) -> int:
         return self.fingerprint[-1]
 
+    @property
+    def expires_at(self) -> Any:
+        return self.session.expires_at
 
-def load_reader(db: Session, cookie: str) -> ReaderRow | None:
-    """The session named by the cookie (expired or not: the caller checks), its user and the
-    user's progress fingerprint. One SELECT."""
-    row = db.execute(_READER_STATEMENT, {"token_hash": digest(cookie)}).first()
+
+def load_reader(db: Session, token_hash: str) -> ReaderRow | None:
+    """The session with this token hash (expired or not: accounts.auth.live_session judges), its user
+    and the user's progress fingerprint. One SELECT."""
+    row = db.execute(_READER_STATEMENT, {"token_hash": token_hash}).first()
     if row is None:
         return None
     session, user, *aggregates = row

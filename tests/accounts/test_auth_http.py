@@ -286,3 +286,36 @@ def test_signing_out_of_an_expired_session_just_leaves(user_client, app):
         db.commit()
     response = user_client.post("/signout", data={"csrf_token": csrf, "next": "/ko/"}, follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"] == "/ko/"
+
+
+def test_one_rule_decides_whether_a_cookie_names_a_live_session():
+    """accounts.auth.live_session, shared by the API and the page views: too long a cookie is never
+    looked up; an expired row goes to on_expired and signs nobody in; a live row is the answer."""
+    from types import SimpleNamespace
+
+    from app.accounts.auth import live_session
+
+    looked_up, expired = [], []
+
+    def lookup(rows):
+        def find(token_hash):
+            looked_up.append(token_hash)
+            return rows.get(token_hash)
+        return find
+
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    live = SimpleNamespace(expires_at=now + dt.timedelta(hours=1))
+    old = SimpleNamespace(expires_at=now - dt.timedelta(seconds=1))
+    rows = {digest("live"): live, digest("old"): old}
+    assert live_session("x" * 201, lookup(rows), expired.append) is None and looked_up == []
+    assert live_session("", lookup(rows), expired.append) is None and looked_up == []
+    assert live_session("x" * 200, lookup(rows), expired.append) is None and len(looked_up) == 1
+    assert live_session("old", lookup(rows), expired.append) is None and expired == [old]
+    assert live_session("live", lookup(rows), expired.append) is live and expired == [old]
+
+
+def test_an_overlong_cookie_is_a_visitor_on_pages_and_the_api(new_client):
+    client = new_client()
+    client.cookies.set(SESSION_COOKIE, "x" * 201)
+    assert client.get("/api/me").status_code == 401
+    assert "data-signed-in" not in client.get("/en/").text
