@@ -209,14 +209,6 @@ def status(state: str | None, verdict: str | None) -> tuple[str, str]:
     return STATE, state or ""
 
 
-def status_label(state: str | None, verdict: str | None, lang: str) -> str:
-    return label(*status(state, verdict), lang)
-
-
-def status_explain(state: str | None, verdict: str | None, lang: str) -> str:
-    return explain(*status(state, verdict), lang)
-
-
 def tier_label(against: str, speedup: float, lang: str) -> str:
     """A speed tier in words: "1.05× faster than Tiled reference", "at least 50% of the speed of ..."."""
     _t = gettext_for(lang)

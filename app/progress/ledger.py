@@ -9,7 +9,8 @@ from __future__ import annotations
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from app.accounts.models import User, utcnow
+from app.accounts.models import User
+from app.core.clock import utcnow
 from app.progress.models import XpEntry
 from app.progress.once import insert_once
 
