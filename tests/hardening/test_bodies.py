@@ -152,3 +152,30 @@ def test_every_route_decodes_json_strictly_and_has_a_body_cap(app):
     for router in routers:
         assert router.route_class is StrictJSONRoute
         assert router.max_body_size == 8 * 1024
+
+
+def test_each_application_refuses_early_by_its_own_routes_only():
+    """The early refusal reads the served application's routes, not every router ever imported: a
+    route with a 100-byte cap on one app is unknown to the middleware of another app in the process."""
+    from fastapi import FastAPI
+
+    from app.core.bodies import make_router, routes_of
+    from app.routes.bodies import EarlyRefusalMiddleware
+
+    small = make_router(max_body_size=100)
+
+    @small.post("/api/echo")
+    async def echo() -> dict:
+        return {"ok": True}
+
+    capped, plain = FastAPI(), FastAPI()
+    capped.include_router(small)
+    assert [route.path for route in routes_of(capped)] == ["/api/echo"] and routes_of(plain) == []
+
+    def scope(app):
+        return {"type": "http", "method": "POST", "path": "/api/echo", "root_path": "", "query_string": b"",
+                "headers": [], "app": app}
+
+    found = EarlyRefusalMiddleware(capped)._route(scope(capped))
+    assert found is not None and found.max_body_size == 100
+    assert EarlyRefusalMiddleware(plain)._route(scope(plain)) is None

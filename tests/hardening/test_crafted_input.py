@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-import app.main  # noqa: F401  (builds an app: every route module is imported, ROUTES is full)
-from app.core.bodies import ROUTES
+import app.main
+from app.core.bodies import routes_of
 from app.core.jsonbody import JsonBodyError, loads_strict
 from tests.accounts.conftest import LESSON, page_csrf, set_role
 
@@ -18,7 +18,7 @@ ID_PARAM = re.compile(r"\{((?:sub|comment|notification|report|token|user)_id)\}"
 
 def _id_routes():
     out = []
-    for route in ROUTES:
+    for route in routes_of(app.main.app):
         if not ID_PARAM.search(route.path):
             continue
         for method in sorted(route.methods - {"HEAD"}):
