@@ -5,7 +5,7 @@
 Starts two single-worker uvicorn servers on free ports (ours on a throwaway SQLite file),
 warms both up, runs ``wrk -t1 -c50 -d10s --latency`` against the same lesson URL on each,
 one after the other, and prints req/s, p50, p99 and our share of the baseline's req/s.
-Targets (issue 2): ours >= 70% of the baseline's req/s and p99 < 100 ms.
+Targets: ours >= 70% of the baseline's req/s and p99 < 100 ms.
 """
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def make_engine(url: str) -> Engine:
         if ":memory:" not in url and url not in ("sqlite://", "sqlite:///"):
             # Keep a connection per busy thread (the threadpool runs up to 40): with the default
             # 5 (+10 overflow) signed-in views under load opened and closed a connection each,
-            # re-running the PRAGMAs (profiled with py-spy, issue 17 item 10).
+            # re-running the PRAGMAs (profiled with py-spy).
             kwargs.update(pool_size=40, max_overflow=20)
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":

@@ -1,4 +1,4 @@
-"""One vocabulary for what the site says about submissions and XP (issue 17, item 6).
+"""One vocabulary for what the site says about submissions and XP.
 
 Every submission state, verdict, engine message code (kernels/engine/codes.py), XP source,
 achievement and reference kernel has ONE short label and ONE one-line explanation here, as

@@ -63,7 +63,7 @@ def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
 
 @router.get("/{lang:lang}/graders/stuck")
 def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
-    """Who is stuck: per exercise, learners with >= N failed attempts and no pass (issue 19)."""
+    """Who is stuck: per exercise, learners with >= N failed attempts and no pass."""
     from app.graders import stuck
 
     min_failures = stuck.parse_min(request.query_params.get("min"))

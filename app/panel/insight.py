@@ -1,4 +1,4 @@
-"""The "Inside your kernel" section of a result (issue 19), in one language: assembly beside the
+"""The "Inside your kernel" section of a result, in one language: assembly beside the
 source (each instruction knows its line, for click-to-highlight both ways), instruction counts,
 the roofline as server-rendered SVG, occupancy in words, counters with one sentence each, and
 hints with links to the lesson section that explains them. Pure functions of the Result's

@@ -98,7 +98,7 @@ async def result_json(sub_id: RowId, request: Request, lang: str = "", auth=Depe
 @api_router.post("/submissions/{sub_id}/profile", status_code=202)
 async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signed_in_with_csrf),
                              db: Session = Depends(db_session)):
-    """"Profile this" (issue 19): the same kernel and launch again, graded as usual and with
+    """"Profile this": the same kernel and launch again, graded as usual and with
     Nsight Compute counters where the grading host has ncu. A new submission of one's own: it
     counts against the job limits like any other."""
     from app.submissions import intake

@@ -93,7 +93,7 @@ def peek_reader(engine: Engine, token_hash: str) -> ReaderPeek | None:
 class _SqlitePeek:
     """_PEEK_STATEMENT compiled once by SQLAlchemy for SQLite, run on the pooled sqlite3 connection's
     own cursor, its values converted by the column types' own result processors (DateTime from
-    SQLite's text). Measured on a repeat view (issue 17 item 10): Core's Connection, transaction and
+    SQLite's text). Measured on a repeat view: Core's Connection, transaction and
     Result objects cost ~55 µs around a ~20 µs query; this path costs the query and the pool checkout.
     On SQLite only: the driver is in process, so there is no lost connection for Core to handle;
     other databases go through Core. The session row is still read every time (nothing cached)."""

@@ -65,7 +65,7 @@ async def _reader_view(request: Request, *args) -> ReaderView | None:
         return None
     if request.app.state.engine.dialect.name == "sqlite":
         # A repeat view is one read of an in-process database: cheaper on the loop than the
-        # thread hand-off (measured with wrk + py-spy, issue 17 item 10). Other databases wait
+        # thread hand-off (measured with wrk + py-spy). Other databases wait
         # on the network, so they always go through the threadpool.
         view = repeat_view(request, *args)
         if view is not None:

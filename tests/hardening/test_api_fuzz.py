@@ -1,4 +1,4 @@
-"""Schemathesis drives every /api/ operation of a real server from its OpenAPI schema (issue 15, the fuzzer).
+"""Schemathesis drives every /api/ operation of a real server from its OpenAPI schema.
 
 Each generated request is sent three times: signed out, signed in as an administrator through a real
 session cookie with its CSRF token (the role that reaches every operation's code), and as a learner

@@ -1,5 +1,5 @@
 """Request bodies are capped while they are read, and signed-out callers are refused before any body
-byte is read (issue: hardening, item 1). Before the fix four parallel 180 MB POSTs to the comments
+byte is read. Before the fix four parallel 180 MB POSTs to the comments
 API took a server from 196 MB to 2.5 GB without signing in."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Crafted input never answers 500 (issue: hardening, item 2): ids of 2^63 and more on every route that
+"""Crafted input never answers 500: ids of 2^63 and more on every route that
 takes one, lone surrogates in JSON strings, and JSON nested 50,000 deep. Each is a clean 4xx with the
 usual bilingual error."""
 from __future__ import annotations

@@ -106,7 +106,7 @@ def test_full_result_fragment(app_client):
 
 
 def test_a_tier_below_one_reads_as_a_share_of_the_baseline(app_client):
-    """Issue 17 item 7: the cuBLAS tier (0.5) reads "at least 50 % of the speed of", never "0.5× faster"."""
+    """The cuBLAS tier (0.5) reads "at least 50 % of the speed of", never "0.5× faster"."""
     client = app_client(dispatcher_enabled=False)
     token = add_user(client.app, "alice")
     sub_id = insert_graded(client.app, "alice", passed_result(fast=True))

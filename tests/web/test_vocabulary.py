@@ -61,7 +61,7 @@ def test_no_two_names_read_the_same(kind, lang):
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_a_filter_never_offers_two_look_alikes(lang):
-    """Issue 17: the graders' filter offered "Not graded" and "Not graded yet" side by side."""
+    """The graders' filter once offered "Not graded" and "Not graded yet" side by side."""
     offered = v.labels(v.VERDICT, list(v.VERDICTS), lang) + v.labels(v.GROUP, list(v.GROUPS), lang)
     assert len(set(offered)) == len(offered)
     for a in offered:
