@@ -22,6 +22,7 @@ from app.accounts.models import ApiToken, AuthSession, User
 from app.accounts.ratelimit import Rate
 from app.core.clock import utcnow
 from app.core.config import Settings
+from app.core.db import rows_changed
 
 SESSION_COOKIE = "mkc_session"
 VISITOR_CSRF_COOKIE = "mkc_csrf"  # double-submit token for forms shown before there is a session
@@ -91,7 +92,7 @@ def end_session(db: Session, auth: Auth) -> None:
 
 
 def end_all_sessions(db: Session, user: User) -> int:
-    return db.execute(delete(AuthSession).where(AuthSession.user_id == user.id)).rowcount or 0
+    return rows_changed(db, delete(AuthSession).where(AuthSession.user_id == user.id))
 
 
 # ---- API tokens ----------------------------------------------------------------------------------
@@ -119,8 +120,8 @@ def revoke_api_token(db: Session, user: User, token_id: int) -> bool:
 
 
 def revoke_all_api_tokens(db: Session, user: User) -> int:
-    return db.execute(update(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
-                      .values(revoked_at=utcnow())).rowcount or 0
+    return rows_changed(db, update(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+                        .values(revoked_at=utcnow()))
 
 
 # ---- resolving a request ------------------------------------------------------------------------
@@ -170,7 +171,9 @@ def resolve(request: Request, db: Session) -> Auth | None:
             raise BadToken()
         row = db.scalar(select(ApiToken).where(ApiToken.token_hash == digest(value.strip()),
                                                ApiToken.revoked_at.is_(None)))
-        user = db.get(User, row.user_id) if row else None
+        if row is None:
+            raise BadToken()
+        user = db.get(User, row.user_id)
         if user is None:
             raise BadToken()
         now = utcnow()

@@ -60,7 +60,8 @@ async def csrf_protect(request: Request, auth: authn.Auth | None = Depends(curre
     sent = request.headers.get("x-csrf-token")
     if sent is None and request.headers.get("content-type", "").startswith(
             ("application/x-www-form-urlencoded", "multipart/form-data")):
-        sent = (await request.form()).get("csrf_token")
+        field = (await request.form()).get("csrf_token")
+        sent = field if isinstance(field, str) else None  # a file upload named csrf_token is no token
     verify_csrf(request, auth, sent)
 
 

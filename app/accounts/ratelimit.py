@@ -75,7 +75,7 @@ def _insert_ignore(db: Session, key: str, slot: int) -> None:
     if db.get_bind().dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
-        from sqlalchemy.dialects.sqlite import insert
+        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]  # same API, its own class
     db.execute(insert(RateSlot).values(bucket=key, slot=slot, free_at=0.0).on_conflict_do_nothing())
 
 

@@ -5,9 +5,9 @@ SQLite gets WAL mode and enforced foreign keys. Each feature's models module sub
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import CursorResult, Engine, Executable, create_engine, event
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry
@@ -25,6 +25,12 @@ def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEn
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=5000")
     cursor.close()
+
+
+def rows_changed(db: Session, statement: Executable) -> int:
+    """How many rows an UPDATE or DELETE matched (SQLAlchemy types execute() as a plain Result, whose
+    rowcount only the cursor result of a DML statement has)."""
+    return cast("CursorResult[Any]", db.execute(statement)).rowcount or 0
 
 
 def make_engine(url: str) -> Engine:

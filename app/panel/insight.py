@@ -307,7 +307,7 @@ def _counters(c: dict | None, lang: str, t) -> dict:
     if not c:
         return {"available": False, "text": "", "rows": [], "not_run": True}
     if not c.get("available"):
-        return {"available": False, "text": t(REASONS.get(c.get("reason"), REASONS["NCU_FAILED"])), "rows": [], "not_run": False}
+        return {"available": False, "text": t(REASONS.get(str(c.get("reason")), REASONS["NCU_FAILED"])), "rows": [], "not_run": False}
     rows = []
     for key, (label, sentence, (folder, heading)) in COUNTER_TEXTS.items():
         v = (c.get("metrics") or {}).get(key)

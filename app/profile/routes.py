@@ -145,6 +145,8 @@ def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=De
     if confirm != "yes":
         raise AccountsError("confirm_required", status=400)
     user = db.get(User, auth.user.id)
+    if user is None:  # deleted since the session was read (in another tab, or by an admin)
+        raise AccountsError("auth_required", status=401)
     learner.reset_progress(db, user)
     db.commit()
     return RedirectResponse(f"/{lang}/profile", status_code=303)
@@ -159,6 +161,8 @@ def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth))
 def delete_account(lang: str, request: Request, password: str = Form(""), auth=Depends(require_auth),
                    db: Session = Depends(db_session)):
     user = db.get(User, auth.user.id)
+    if user is None:  # deleted since the session was read (in another tab, or by an admin)
+        raise AccountsError("auth_required", status=401)
     ok, _ = users.passwords.verify_password(password, user.password_hash) if password else (False, None)
     if not ok:
         context = account_context(request, lang, "/profile/delete", auth)

@@ -104,8 +104,9 @@ class _SqlitePeek:
             raise ValueError(f"positional parameters expected, got {dialect.paramstyle}")
         params = compiled.construct_params({"token_hash": ""})
         self.sql = compiled.string
-        self.params = [params[name] for name in compiled.positiontup]
-        self.token_at = compiled.positiontup.index("token_hash")
+        names = compiled.positiontup or []  # set: the statement is positional (checked above)
+        self.params = [params[name] for name in names]
+        self.token_at = names.index("token_hash")
         self.processors = [column.type.dialect_impl(dialect).result_processor(dialect, None)
                            for column in _PEEK_STATEMENT.selected_columns]
 
