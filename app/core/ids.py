@@ -28,7 +28,9 @@ BodyRowId = Annotated[int, Field(ge=0, le=MAX_ROW_ID)]  # an id inside a JSON bo
 # input left blank in a form) means no filter.
 FIRST_DAY = dt.date(1970, 1, 1)
 LAST_DAY = dt.date(2999, 12, 31)
-Day = Annotated[dt.date, Field(ge=FIRST_DAY, le=LAST_DAY, description="a day, YYYY-MM-DD, from 1970-01-01 to 2999-12-31")]
+# JSON Schema bounds no date, so the schema states the range as a pattern on the year
+Day = Annotated[dt.date, Field(ge=FIRST_DAY, le=LAST_DAY, description="a day, YYYY-MM-DD, from 1970-01-01 to 2999-12-31",
+                               json_schema_extra={"pattern": r"^(19[7-9][0-9]|2[0-9]{3})-[0-9]{2}-[0-9]{2}$"})]
 
 
 def _blank_is_none(value: object) -> object:

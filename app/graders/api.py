@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
 from app.accounts.roles import Permission
+from app.core import vocabulary as vocab
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import OptionalDayQuery, RowId
 from app.core.jsonbody import JsonBodyError, loads_strict
@@ -144,6 +145,17 @@ def _make(kind: str):
     return handler
 
 
+def _action_body(kind: str) -> dict:
+    """The JSON body each action reads (``_body`` and app/graders/reviews.py check it, with their own
+    messages), described for the OpenAPI schema: a reason of 1 to 2,000 characters that is not only
+    spaces, and for an override one of the verdicts a grader may set."""
+    properties: dict = {"reason": {"type": "string", "minLength": 1, "maxLength": reviews.MAX_REASON, "pattern": r"\S"}}
+    if kind == "override":
+        properties["verdict"] = {"type": "string", "enum": list(vocab.OVERRIDE_VERDICTS)}
+    schema = {"type": "object", "properties": properties, "required": sorted(properties)}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
+
+
 for _kind in ("note", "override", "rerun"):
     router.add_api_route(f"/submissions/{{sub_id}}/{_kind}", _make(_kind), methods=["POST"], status_code=201,
-                          max_body_size=FORM_TEXT_BODY_LIMIT)
+                          max_body_size=FORM_TEXT_BODY_LIMIT, openapi_extra=_action_body(_kind))
