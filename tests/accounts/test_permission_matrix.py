@@ -113,7 +113,7 @@ def _needs(route: APIRoute) -> tuple[set[str], bool]:
     return permissions, signed_in
 
 
-# Built at collection, so that the parameters below are the app's own routes.
+# Built at collection, so that the parameters below are the app's own routes (requests go to a fresh app).
 APP = create_app(make_settings(Path(tempfile.mkdtemp(prefix="permission-matrix-"))))
 OPERATIONS = sorted({(method, route.path) for route in _routes(APP.router.routes) for method in route.methods
                      if method != "HEAD" and route.path not in ("/docs", "/redoc")} - LEFT_OUT)
@@ -126,12 +126,13 @@ def test_every_permission_guard_is_the_documented_one():
 
 
 @pytest.fixture(scope="module")
-def callers():
-    client = TestClient(APP, raise_server_exceptions=False)
+def callers(tmp_path_factory):
+    app = create_app(make_settings(tmp_path_factory.mktemp("permission-matrix")))  # the same routes, a fresh database
+    client = TestClient(app, raise_server_exceptions=False)
     client.__enter__()
     headers = {"visitor": {}}
     for name, role in (("lee", "learner"), ("gina", "grader"), ("ines", "instructor"), ("ada", "admin")):
-        headers[role] = {"Authorization": f"Bearer {add_user(APP, name, role)}"}
+        headers[role] = {"Authorization": f"Bearer {add_user(app, name, role)}"}
     yield client, headers
     client.__exit__(None, None, None)
 
