@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 
-from kernels.engine.gpu.scoring import summarize
+import pytest
+
+from kernels.engine.gpu.scoring import summarize, work_rate
 from kernels.engine.gpu.timed_runs import SizeTimings
 from kernels.engine.gpu.timing import TimingStats
 from kernels.engine.result import Message, Result, Verdict
@@ -105,3 +107,59 @@ def test_an_exercise_without_tiers_awards_the_pass_xp_only():
               [size(LARGE, learner=steady(1.0), baseline=steady(1.0))], result)
     assert result.tiers == [] and (result.xp.pass_xp, result.xp.tier_xp, result.xp.total) == (25, 0, 25)
     assert result.speedups[0].against == "baseline" and result.timings[0].unit == "GB/s"
+
+
+def test_the_flags_name_what_they_measured():
+    fast = scored(size(LARGE, learner=steady(0.7), naive=steady(5.0), tiled=steady(2.5), baseline=steady(1.0)))
+    params = fast.flags[0].params
+    assert set(params) == {"kernel", "work_rate", "unit", "limit", "size"}
+    # cuBLAS: 2 * 2048^3 flops in 1.0 ms = 17.18 TFLOP/s; the limit is 1.3 times that
+    assert params["unit"] == "TFLOP/s" and params["size"] == LARGE
+    assert round(params["limit"], 2) == 22.33 and round(params["work_rate"], 2) == 24.54
+    noisy = scored(size(LARGE, learner=[0.6, 1.4] * 10 + [1.0], naive=steady(4.1), tiled=steady(2.05),
+                        baseline=steady(0.5)))
+    flag = next(f for f in noisy.flags if f.code == "NOISY_TIMING")
+    assert set(flag.params) == {"rse", "size"} and flag.params["size"] == LARGE and flag.params["rse"] > 0.03
+
+
+def test_a_baseline_without_a_plausibility_limit_raises_no_flag():
+    result = Result(verdict=Verdict.PASSED, message=Message("PASSED", {}), exercise="x")
+    summarize({"work": {"metric": "GB/s"}, "baseline": "something_else", "pass_xp": 5},
+              [size(LARGE, learner=steady(0.1), baseline=steady(1.0))], result)  # 10x the baseline: no limit known
+    assert flags(result) == []
+
+
+def test_a_speedup_exactly_at_the_threshold_meets_the_tier():
+    # identical rounds: the interval is the point itself, 2.0 against a threshold of 2.0
+    result = scored(size(LARGE, learner=[1.0] * 21, naive=[3.0] * 21, tiled=[2.0] * 21, baseline=[0.5] * 21))
+    tiled = next(s for s in result.speedups if s.against == "tiled")
+    assert (tiled.value, tiled.ci_low, tiled.ci_high) == (2.0, 2.0, 2.0)
+    assert tiers(result) == {"beats_naive": False, "beats_tiled": True}
+
+
+def test_tier_outcomes_carry_their_tier_and_a_tier_without_timings_is_not_met():
+    result = scored(size(LARGE, learner=steady(1.0), naive=steady(5.0), baseline=steady(0.5)))  # no tiled kernel timed
+    outcomes = [(t.id, t.against, t.threshold, t.met, t.xp) for t in result.tiers]
+    assert outcomes == [("beats_naive", "naive", 4.0, True, 10), ("beats_tiled", "tiled", 2.0, False, 30)]
+    assert all(t.size == LARGE and t.spread_ms >= 0 for t in result.timings)
+
+
+def test_an_exercise_without_pass_xp_pays_nothing_for_passing():
+    result = Result(verdict=Verdict.PASSED, message=Message("PASSED", {}), exercise="x")
+    summarize({"work": {"metric": "GB/s"}, "baseline": "d2d_copy"}, [size(LARGE, learner=steady(1.0))], result)
+    assert (result.xp.pass_xp, result.xp.tier_xp, result.xp.total) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("work, ms, unit, expected", [
+    (1e12, 1.0, "TFLOP/s", 1000.0),  # 10^12 flops in a millisecond: 1,000 TFLOP/s
+    (2e9, 1.0, "GB/s", 2000.0),  # 2 GB in a millisecond: 2,000 GB/s
+    (5.0, 1.0, "items/s", 5000.0),  # any other unit: work per second
+    (2e9, 4.0, "GB/s", 500.0),
+])
+def test_work_rate(work, ms, unit, expected):
+    assert math.isclose(work_rate(work, ms, unit), expected, rel_tol=1e-14)
+
+
+@pytest.mark.parametrize("ms", [0.0, -1.0, None])
+def test_no_work_rate_without_a_positive_time(ms):
+    assert math.isnan(work_rate(1e9, ms, "GB/s"))
