@@ -157,6 +157,7 @@ def test_one_learners_total_history_and_reset_leave_the_others_alone(db_factory)
         assert [(e.source_id, e.amount, e.note) for e in ledger.history(db, kim)] == [("b", 1, ""), ("a", 10, "read lesson a")]
         assert [e.source_id for e in ledger.history(db, kim, limit=1)] == ["b"]  # newest first, at most limit
         assert ledger.void_all(db, kim) == 2
+        assert ledger.void_all(db, kim) == 0  # only live entries are voided, and counted
         db.commit()
         assert (ledger.total_xp(db, kim), ledger.total_xp(db, lee)) == (0, 100)
 
