@@ -66,7 +66,7 @@ def settle_heap() -> None:
     Why: a full (generation 2) collection walks every tracked object. After start-up that is ~160,000
     objects (modules, the lesson catalog, templates), and on a 2-core box the walk took 80-160 ms. It
     runs on the event loop's thread, so every request in flight waited for it; on a signed-in bench run
-    that one pause was the p99 (found with a gc.callbacks probe under wrk, issue 17 item 10). Frozen
+    that one pause was the p99 (found with a gc.callbacks probe under wrk). Frozen
     objects are still freed by reference counting; the collector just no longer walks them, so a full
     collection now sees only what requests created (~12,500 objects, 8 ms)."""
     gc.collect()

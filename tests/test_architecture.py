@@ -1,6 +1,6 @@
 """The architecture as code: import-linter's contracts (pyproject.toml: the engine never imports the
 web app; web features build on app.core/app.i18n/app.rendering, never the reverse), and no import
-cycle between the packages of app/ (issue 18 item 2).
+cycle between the packages of app/.
 
 The packages of app/ import one another one way (imports inside functions included): app.accounts
 imports no feature, the site's pages (app.routes, app.profile) sit on top, and where a lower package

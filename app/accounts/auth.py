@@ -10,7 +10,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from fastapi import Request, Response
 from sqlalchemy import delete, select, update
@@ -20,10 +22,12 @@ from app.accounts.models import ApiToken, AuthSession, User
 from app.accounts.ratelimit import Rate
 from app.core.clock import utcnow
 from app.core.config import Settings
+from app.core.db import rows_changed
 
 SESSION_COOKIE = "mkc_session"
 VISITOR_CSRF_COOKIE = "mkc_csrf"  # double-submit token for forms shown before there is a session
 TOKEN_PREFIX = "mkc_"
+MAX_COOKIE_CHARS = 200  # our session tokens are 43 characters; a longer cookie names no session and is not hashed
 
 
 @dataclass
@@ -88,7 +92,7 @@ def end_session(db: Session, auth: Auth) -> None:
 
 
 def end_all_sessions(db: Session, user: User) -> int:
-    return db.execute(delete(AuthSession).where(AuthSession.user_id == user.id)).rowcount or 0
+    return rows_changed(db, delete(AuthSession).where(AuthSession.user_id == user.id))
 
 
 # ---- API tokens ----------------------------------------------------------------------------------
@@ -116,14 +120,47 @@ def revoke_api_token(db: Session, user: User, token_id: int) -> bool:
 
 
 def revoke_all_api_tokens(db: Session, user: User) -> int:
-    return db.execute(update(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
-                      .values(revoked_at=utcnow())).rowcount or 0
+    return rows_changed(db, update(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+                        .values(revoked_at=utcnow()))
 
 
 # ---- resolving a request ------------------------------------------------------------------------
 
 class BadToken(Exception):
     """An Authorization header was sent but names no live token: answer 401, never fall back."""
+
+
+class SessionRow(Protocol):
+    @property
+    def expires_at(self) -> dt.datetime: ...
+
+
+Row = TypeVar("Row", bound=SessionRow)
+
+
+def live_session(cookie: str | None, lookup: Callable[[str], Row | None],
+                 on_expired: Callable[[Row], None]) -> Row | None:
+    """The one rule for a session cookie, used by the API (``resolve``) and by page views
+    (app/progress/page_state.py, which looks the row up with its own faster statements): a cookie of
+    sane length names the row with its token's hash, and that row counts only while it has not
+    expired. An expired row goes to ``on_expired`` (which deletes it, or leaves that to a view that
+    may write) and the caller is a visitor. The CSRF token a state-changing request must carry is the
+    live row's own (``Auth.csrf_token``, the page's csrf-token meta; checked by deps.verify_csrf)."""
+    if not cookie or len(cookie) > MAX_COOKIE_CHARS:
+        return None
+    row = lookup(digest(cookie))
+    if row is None:
+        return None
+    if row.expires_at <= utcnow():
+        on_expired(row)
+        return None
+    return row
+
+
+def delete_expired(db: Session, row: AuthSession) -> None:
+    """``live_session``'s on_expired for callers that may write: the expired row is gone at once."""
+    db.execute(delete(AuthSession).where(AuthSession.id == row.id))
+    db.commit()
 
 
 def resolve(request: Request, db: Session) -> Auth | None:
@@ -134,7 +171,9 @@ def resolve(request: Request, db: Session) -> Auth | None:
             raise BadToken()
         row = db.scalar(select(ApiToken).where(ApiToken.token_hash == digest(value.strip()),
                                                ApiToken.revoked_at.is_(None)))
-        user = db.get(User, row.user_id) if row else None
+        if row is None:
+            raise BadToken()
+        user = db.get(User, row.user_id)
         if user is None:
             raise BadToken()
         now = utcnow()
@@ -142,15 +181,10 @@ def resolve(request: Request, db: Session) -> Auth | None:
             row.last_used_at = now
             db.commit()
         return Auth(user, "token")
-    cookie = request.cookies.get(SESSION_COOKIE)
-    if not cookie or len(cookie) > 200:
+    session = live_session(request.cookies.get(SESSION_COOKIE),
+                           lambda token_hash: db.scalar(select(AuthSession).where(AuthSession.token_hash == token_hash)),
+                           lambda expired: delete_expired(db, expired))
+    if session is None:
         return None
-    row = db.scalar(select(AuthSession).where(AuthSession.token_hash == digest(cookie)))
-    if row is None:
-        return None
-    if row.expires_at <= utcnow():
-        db.execute(delete(AuthSession).where(AuthSession.id == row.id))
-        db.commit()
-        return None
-    user = db.get(User, row.user_id)
-    return Auth(user, "cookie", row) if user else None
+    user = db.get(User, session.user_id)
+    return Auth(user, "cookie", session) if user else None

@@ -5,7 +5,7 @@ An action takes a free slot (``free_at <= now``) and marks it taken until ``now 
 free slot it is refused, and the earliest ``free_at`` says when to retry. This is an exact sliding
 window (at most ``limit`` actions in any ``window`` seconds) whose store is bounded by ``limit`` rows.
 
-Why it is atomic (issue 15: a check-then-insert let 18 of 20 parallel comments past a limit of 5, and
+Why it is atomic (a check-then-insert once let 18 of 20 parallel comments past a limit of 5, and
 100 parallel wrong sign-ins past a lockout of 8 were all checked):
 - PostgreSQL: the free slot is selected ``FOR UPDATE SKIP LOCKED``, so two transactions never take the
   same slot (a slot another one is taking is skipped, and the row is re-checked after a commit);
@@ -75,7 +75,7 @@ def _insert_ignore(db: Session, key: str, slot: int) -> None:
     if db.get_bind().dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert
     else:
-        from sqlalchemy.dialects.sqlite import insert
+        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]  # same API, its own class
     db.execute(insert(RateSlot).values(bucket=key, slot=slot, free_at=0.0).on_conflict_do_nothing())
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
+from typing import Any, cast
 
-from sqlalchemy import delete, update
+from sqlalchemy import CursorResult, delete, update
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
@@ -56,9 +57,9 @@ def redeem(db: Session, token: str, password: str, password2: str) -> User:
     problem = passwords.password_problem(password, user.username)
     if problem:
         raise AccountsError(problem, status=400)
-    claimed = db.execute(update(PasswordReset).where(PasswordReset.token_hash == authn.digest(token),
+    claimed = cast("CursorResult[Any]", db.execute(update(PasswordReset).where(PasswordReset.token_hash == authn.digest(token),
                                                      PasswordReset.used_at.is_(None))
-                         .values(used_at=utcnow())).rowcount
+                         .values(used_at=utcnow()))).rowcount
     if claimed != 1:
         raise AccountsError("reset_link_invalid", status=404)
     user.password_hash = passwords.hash_password(password)

@@ -14,14 +14,14 @@ from app.accounts import ratelimit, resets, users
 from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth, require_permission, verify_csrf
 from app.accounts.messages import AccountsError, message
 from app.accounts.models import User
-from app.accounts.roles import ROLES
+from app.accounts.roles import ROLES, Permission
 from app.accounts.usernames import username_key
 from app.accounts.views import account_context, render, safe_next
 from app.core.bodies import make_router
 from app.core.ids import OptionalRowIdQuery, RowId
 
 router = make_router()
-require_users_manage = require_permission("users.manage")
+require_users_manage = require_permission(Permission.MANAGE_USERS)
 CSRF = [Depends(csrf_protect)]
 
 

@@ -81,7 +81,7 @@ def _lock_admins(db: Session) -> None:
     """Serialise every change that can take an administrator away, until the transaction ends.
 
     Two admins demoting each other at once both counted two admins and both went ahead: zero left
-    (issue 15, item 7). Now the count is taken under a lock that every such change takes first, so
+   . Now the count is taken under a lock that every such change takes first, so
     the second one counts after the first has committed. PostgreSQL: the admin rows, locked in id
     order (no deadlock between two changes); SQLite: a write as the transaction's first statement
     takes its single write lock (reads before it ran outside any transaction), held until commit.

@@ -1,4 +1,4 @@
-"""Soak benchmark of the submissions stack (issue 7), localhost only.
+"""Soak benchmark of the submissions stack, localhost only.
 
     python -m app.bench.submissions [--users 200] [--seconds 60] [--workers 1]
 

@@ -1,4 +1,4 @@
-"""Full stack on a GPU machine (issue 7): HTTP -> queue -> dispatcher -> engine -> GPU.
+"""Full stack on a GPU machine: HTTP -> queue -> dispatcher -> engine -> GPU.
 
     python -m app.bench.submissions_gpu [--out DIR] [--budget 420] [--bench-jobs 40] [--burst-learners 100]
                                         [--hogs 10] [--bombs 10]

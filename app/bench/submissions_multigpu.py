@@ -1,4 +1,4 @@
-"""One host, several GPUs, one grading dispatcher per GPU (issue 14): a real run through HTTP.
+"""One host, several GPUs, one grading dispatcher per GPU: a real run through HTTP.
 
     python -m app.bench.submissions_multigpu [--gpus 2] [--learners 30] [--jobs 60] [--out DIR]
 

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from app.accounts import auth as authn
 from app.accounts.deps import current_auth, db_session, require_auth
 from app.accounts.models import User
-from app.accounts.roles import can
+from app.accounts.roles import Permission, can
 from app.accounts.users import find_user
 from app.classes import assignments, boards, gradebook, insight, present, roster, schemas
 from app.classes.messages import ClassesError
@@ -68,7 +68,7 @@ def class_board(db: Session, access: Access, exercise: str, the_course: Course) 
 def site_board(db: Session, auth: authn.Auth | None, exercise: str, the_course: Course) -> schemas.BoardOut:
     if exercise not in the_course.exercises:
         raise ClassesError("not_found", status=404)
-    may_strike = auth is not None and can(auth.user.role, "submissions.review")
+    may_strike = auth is not None and can(auth.user.role, Permission.REVIEW_SUBMISSIONS)
     entries = boards.entries(db, exercise, boards.site_learners(db), tiers=the_course.tiers)
     out = present.board_out(exercise, None, entries, None, may_strike)
     if may_strike:
@@ -119,7 +119,7 @@ def list_classes(request: Request, auth: authn.Auth = Depends(require_auth), db:
 def create_class(data: schemas.ClassCreate, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                  db: Session = Depends(db_session)):
     """Create a class (instructors and administrators); you become its instructor. Its invite code is open."""
-    if not can(auth.user.role, "classes.create"):
+    if not can(auth.user.role, Permission.CREATE_CLASSES):
         raise ClassesError("forbidden", status=403)
     row = roster.create_class(db, auth.user, data.name, term=data.term, notice_lang=data.notice_lang, tz=data.tz)
     db.commit()
@@ -295,7 +295,7 @@ def get_site_board(exercise: str, request: Request, auth: authn.Auth | None = De
 def strike_site(data: schemas.StrikeRequest, auth: authn.Auth = Depends(signed_in_writer),
                 db: Session = Depends(db_session)):
     """Strike a submission from every board (site graders and administrators), with a reason."""
-    if not can(auth.user.role, "submissions.review"):
+    if not can(auth.user.role, Permission.REVIEW_SUBMISSIONS):
         raise ClassesError("forbidden", status=403)
     entry = boards.strike(db, auth.user, data.submission_id, data.reason)
     db.commit()

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
 from app.accounts.deps import csrf_protect, current_auth, db_session
-from app.accounts.roles import can
+from app.accounts.roles import Permission, can
 from app.accounts.users import find_user
 from app.accounts.views import account_context, render
 from app.classes import assignments, boards, insight, present, roster
@@ -87,7 +87,7 @@ FORM = Depends(posted_form)
 def _home(request: Request, lang: str, auth: authn.Auth, db: Session, status: int = 200, **extra: Any) -> HTMLResponse:
     the_course = course(request, lang)
     context = _context(request, lang, "/classes", auth, classes=my_classes(db, auth, "").classes,
-                       can_create=can(auth.user.role, "classes.create"), zones=ZONES,
+                       can_create=can(auth.user.role, Permission.CREATE_CLASSES), zones=ZONES,
                        profile=boards.profile(db, auth.user.id), course=the_course,
                        mine=my_assignments(db, auth.user, the_course, lang).assignments)
     context.update(extra)
@@ -121,7 +121,7 @@ def create(lang: str, request: Request, auth: authn.Auth | None = Depends(curren
         return _signin(lang, "/classes")
 
     def act() -> str:
-        if not can(auth.user.role, "classes.create"):
+        if not can(auth.user.role, Permission.CREATE_CLASSES):
             raise ClassesError("forbidden", status=403)
         row = roster.create_class(db, auth.user, form.get("name", ""), term=form.get("term", ""),
                                   notice_lang=form.get("notice_lang", lang), tz=form.get("tz", ""))
@@ -364,7 +364,7 @@ def _strike(request: Request, lang: str, auth: authn.Auth, db: Session, form: di
         back, board_of = f"/{lang}/classes/{class_id}/boards/{exercise}", lambda: class_board(
             db, access, exercise, course(request, lang))
     else:
-        if not can(auth.user.role, "submissions.review"):
+        if not can(auth.user.role, Permission.REVIEW_SUBMISSIONS):
             raise ClassesError("forbidden", status=403)
         learners, back = None, f"/{lang}/boards/{exercise}"
         board_of = lambda: site_board(db, auth, exercise, course(request, lang))  # noqa: E731

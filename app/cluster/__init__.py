@@ -1,4 +1,4 @@
-"""Cluster mode: PostgreSQL + procrastinate + one grading worker per GPU on any host (issue 13).
+"""Cluster mode: PostgreSQL + procrastinate + one grading worker per GPU on any host.
 
 The one-box default (SQLite, the in-process dispatcher of ``app/submissions``) is unchanged. With
 ``MKC_QUEUE=procrastinate`` only *how a job reaches a GPU* differs:

@@ -59,6 +59,11 @@ def sanitise(html: str) -> str:
                      clean_content_tags={"script", "style"})
 
 
+def render_markdown(source: str) -> str:
+    """The first wall alone: the markdown subset with raw HTML off (not yet sanitised)."""
+    return _MD.render(source)
+
+
 def render_comment(source: str) -> str:
     """Markdown subset -> safe HTML (a string ready to insert into a page)."""
-    return sanitise(_MD.render(source))
+    return sanitise(render_markdown(source))

@@ -9,7 +9,7 @@ the route and answered by our error handlers in the reader's language.
 
 ``EarlyRefusalMiddleware`` (app/routes/bodies.py, the application's own) answers an oversized
 declared ``Content-Length`` and a signed-out caller of a signed-in route before a single body byte
-is read; it matches requests against ``ROUTES``, every route made here.
+is read; it matches requests against ``routes_of(app)``, the routes of the application it serves.
 
 ``StrictJSONRoute`` decodes JSON with ``loads_strict`` (depth, lone surrogates, UTF-8) for every route,
 and ``make_router`` is how route modules get a router that uses it.
@@ -17,10 +17,10 @@ and ``make_router`` is how route modules get a router that uses it.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.routing import APIRoute
 from starlette.datastructures import FormData
 from starlette.responses import Response
@@ -58,16 +58,7 @@ class StrictJSONRequest(Request):
         return self._json
 
 
-# Every route made by a router from make_router, for EarlyRefusalMiddleware to match requests against
-# before the application routes them (the routers are module-level, so this is filled at import).
-ROUTES: list[StrictJSONRoute] = []
-
-
 class StrictJSONRoute(APIRoute):
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        ROUTES.append(self)
-
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
@@ -75,6 +66,19 @@ class StrictJSONRoute(APIRoute):
             return await handler(StrictJSONRequest(request.scope, request.receive))
 
         return strict_handler
+
+
+def _api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        elif isinstance(getattr(route, "original_router", None), APIRouter):  # FastAPI's entry for an included router
+            yield from _api_routes(route.original_router.routes)
+
+
+def routes_of(app: FastAPI) -> list[APIRoute]:
+    """The API routes of one application, in the order it matches them (routers included)."""
+    return list(_api_routes(app.router.routes))
 
 
 def make_router(**kwargs: Any) -> APIRouter:

@@ -56,7 +56,7 @@ class Settings(BaseSettings):
     debug: bool = False
     # After start-up, move what start-up built (modules, catalog, templates) out of the cyclic garbage
     # collector's sight (gc.freeze): a full collection then scans only what requests made, instead of
-    # pausing every request for ~100 ms once in a while (issue 17 item 10). Tests turn it off: a frozen
+    # pausing every request for ~100 ms once in a while. Tests turn it off: a frozen
     # app is never collected, and a test process builds hundreds of apps.
     freeze_heap: bool = True
     # Reverse proxies whose X-Forwarded-For/-Proto are believed (comma-separated IPs or networks);

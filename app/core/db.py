@@ -5,9 +5,9 @@ SQLite gets WAL mode and enforced foreign keys. Each feature's models module sub
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import CursorResult, Engine, Executable, create_engine, event
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry
@@ -27,6 +27,12 @@ def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEn
     cursor.close()
 
 
+def rows_changed(db: Session, statement: Executable) -> int:
+    """How many rows an UPDATE or DELETE matched (SQLAlchemy types execute() as a plain Result, whose
+    rowcount only the cursor result of a DML statement has)."""
+    return cast("CursorResult[Any]", db.execute(statement)).rowcount or 0
+
+
 def make_engine(url: str) -> Engine:
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
@@ -35,7 +41,7 @@ def make_engine(url: str) -> Engine:
         if ":memory:" not in url and url not in ("sqlite://", "sqlite:///"):
             # Keep a connection per busy thread (the threadpool runs up to 40): with the default
             # 5 (+10 overflow) signed-in views under load opened and closed a connection each,
-            # re-running the PRAGMAs (profiled with py-spy, issue 17 item 10).
+            # re-running the PRAGMAs (profiled with py-spy).
             kwargs.update(pool_size=40, max_overflow=20)
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":

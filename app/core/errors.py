@@ -1,4 +1,4 @@
-"""One error type for every refusal (issue 18 item 3): ``AppError(code, params, status)``.
+"""One error type for every refusal: ``AppError(code, params, status)``.
 
 A feature raises ``AppError`` (or a subclass whose only addition is its message table, e.g.
 ``CommentsError``); app/routes/errors.py renders every one of them, once as JSON for ``/api/``

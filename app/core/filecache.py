@@ -9,8 +9,7 @@ state of any of its files differs from the last computation's. A value computed 
 folder lists the folder itself among its files (``listing``): a folder's mtime changes when an
 entry is added, removed or renamed, so a new file is seen without knowing its name beforehand.
 With ``recheck_s`` the files are stat()ed at most that often per key: lesson pages ask on every
-view, and the stat() calls were ~17 % of the event loop's time under wrk (profiled with py-spy,
-issue 17 item 10).
+view, and the stat() calls were ~17 % of the event loop's time under wrk (profiled with py-spy).
 
 No maintained library does this small thing without a watcher thread (watchfiles, watchdog)
 or a TTL that serves stale values (cachetools): hand-written, ~80 lines.

@@ -1,4 +1,4 @@
-"""Row ids as they arrive in paths and queries.
+"""Row ids and days as they arrive in paths and queries.
 
 Database integer keys are signed 64-bit. An id of 2^63 or more can name no row, and passed to the
 driver it overflows (SQLite: OverflowError, PostgreSQL: NumericValueOutOfRange) — a 500. Every route
@@ -7,16 +7,35 @@ language) before any query is built.
 """
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated
 
 from fastapi import Path, Query
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 MAX_ROW_ID = 2**63 - 1
 
 RowId = Annotated[int, Path(ge=0, le=MAX_ROW_ID, description="a row id (signed 64-bit)")]
+RowIdQuery = Annotated[int, Query(ge=0, le=MAX_ROW_ID, description="a row id (signed 64-bit)")]
 OptionalRowIdQuery = Annotated[int | None, Query(ge=0, le=MAX_ROW_ID)]
 # A page number: anything past the last page shows the last page, but it must be an integer we can
 # multiply by a page size without leaving 64 bits.
 PageNumber = Annotated[int, Query(ge=1, le=1_000_000)]
 BodyRowId = Annotated[int, Field(ge=0, le=MAX_ROW_ID)]  # an id inside a JSON body
+
+# A day in a filter (YYYY-MM-DD). Bounded so that the day after it, which a "to" filter compares
+# against, exists: 9999-12-31 + 1 day overflows Python's date (a 500). An empty field (a date
+# input left blank in a form) means no filter.
+FIRST_DAY = dt.date(1970, 1, 1)
+LAST_DAY = dt.date(2999, 12, 31)
+# JSON Schema bounds no date, so the schema states the range as a pattern on the year
+Day = Annotated[dt.date, Field(ge=FIRST_DAY, le=LAST_DAY, description="a day, YYYY-MM-DD, from 1970-01-01 to 2999-12-31",
+                               json_schema_extra={"pattern": r"^(19[7-9][0-9]|2[0-9]{3})-[0-9]{2}-[0-9]{2}$"})]
+
+
+def _blank_is_none(value: object) -> object:
+    return None if value == "" else value
+
+
+# as a query parameter: ``to: OptionalDayQuery = None``, ``Annotated[OptionalDayQuery, Query(alias=...)]``
+OptionalDayQuery = Annotated[Day | None, BeforeValidator(_blank_is_none), Query()]

@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import FastAPI, routing
@@ -35,6 +36,17 @@ ERROR_RESPONSE = {
 }
 
 
+def _hoist_body_defs(operation: dict[str, Any], components: dict[str, Any]) -> None:
+    """A request body described by hand (``openapi_extra``) carries the models it names in ``$defs``,
+    with refs written as ``#/components/schemas/...``: the models move to the components, where those
+    refs (and the tools reading them, from the document's root) find them."""
+    for media in operation.get("requestBody", {}).get("content", {}).values():
+        body = media.get("schema")
+        if isinstance(body, dict) and "$defs" in body:
+            components.update(body.pop("$defs"))
+            media["schema"] = json.loads(json.dumps(body).replace('"#/$defs/', '"#/components/schemas/'))
+
+
 def api_schema(app: FastAPI) -> dict[str, Any]:
     routes = [c for c in routing.iter_route_contexts(app.routes) if getattr(c, "path_format", "").startswith("/api/")]
     schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=routes)
@@ -44,6 +56,7 @@ def api_schema(app: FastAPI) -> dict[str, Any]:
         components.pop(name, None)
     for item in schema.get("paths", {}).values():
         for operation in item.values():
+            _hoist_body_defs(operation, components)
             responses = operation.setdefault("responses", {})
             responses.pop("422", None)
             responses["4XX"] = ERROR_RESPONSE

@@ -5,8 +5,8 @@
 the default, believes no one). Per-IP limits (sign-up, sign-in, problem reports) key on the result.
 
 Uvicorn believes those headers from 127.0.0.1 unless told otherwise (its ``--proxy-headers`` is on by
-default), so a visitor reaching a local server could name any address and dodge per-IP limits
-(issue 15, item 5). So the application does it itself, with uvicorn's own ProxyHeadersMiddleware and
+default), so a visitor reaching a local server could name any address and dodge per-IP limits.
+So the application does it itself, with uvicorn's own ProxyHeadersMiddleware and
 our setting, and every way we start uvicorn (``python -m app serve``, the test/bench Server) turns
 uvicorn's off. Starting uvicorn by hand? Pass ``--no-proxy-headers``.
 """

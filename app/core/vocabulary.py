@@ -1,4 +1,4 @@
-"""One vocabulary for what the site says about submissions and XP (issue 17, item 6).
+"""One vocabulary for what the site says about submissions and XP.
 
 Every submission state, verdict, engine message code (kernels/engine/codes.py), XP source,
 achievement and reference kernel has ONE short label and ONE one-line explanation here, as
@@ -212,14 +212,6 @@ def status(state: str | None, verdict: str | None) -> tuple[str, str]:
     if state == "done" and verdict:
         return VERDICT, verdict
     return STATE, state or ""
-
-
-def status_label(state: str | None, verdict: str | None, lang: str) -> str:
-    return label(*status(state, verdict), lang)
-
-
-def status_explain(state: str | None, verdict: str | None, lang: str) -> str:
-    return explain(*status(state, verdict), lang)
 
 
 def tier_label(against: str, speedup: float, lang: str) -> str:

@@ -1,4 +1,4 @@
-"""Graders' dashboard (issue 8): every submission, filters, source + full result, re-run,
+"""Graders' dashboard: every submission, filters, source + full result, re-run,
 notes and verdict overrides with an audit trail (XP follows through the ledger), exports.
 
 Modules: reviews (note/override/re-run and the XP they move; the audit-trail table and the effective

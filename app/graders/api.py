@@ -3,6 +3,7 @@ browser session. Reading is GET; note/override/re-run are POST (CSRF for cookie 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Annotated
 
 from fastapi import Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -10,16 +11,17 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
+from app.accounts.roles import Permission
+from app.core import vocabulary as vocab
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
-from app.core.ids import RowId
+from app.core.ids import OptionalDayQuery, RowId
 from app.core.jsonbody import JsonBodyError, loads_strict
 from app.core.openapi import CSVResponse
 from app.graders import listing, reviews
 from app.i18n.requests import api_lang
 
 router = make_router(prefix="/api/graders", tags=["graders"])
-REVIEW = "submissions.review"
-require_reviewer = require_permission(REVIEW)
+require_reviewer = require_permission(Permission.REVIEW_SUBMISSIONS)
 
 
 def exercise_titles(request: Request, lang: str) -> Callable[[str], str]:
@@ -37,11 +39,12 @@ async def reviewer_with_csrf(request: Request, auth=Depends(require_reviewer)):
 
 
 def listing_query(exercise: str = Query("", max_length=200), learner: str = Query("", max_length=200),
-                  verdict: str = Query("", max_length=200), from_: str = Query("", alias="from", max_length=40),
-                  to: str = Query("", max_length=40),
+                  verdict: str = Query("", max_length=200),
+                  from_: Annotated[OptionalDayQuery, Query(alias="from")] = None, to: OptionalDayQuery = None,
                   class_: str = Query("", alias="class", max_length=20, description="only this class's learners")) -> None:
-    """Documents the filters (read by listing.Filters.parse, which forgives anything) in the OpenAPI
-    schema, so the API fuzzer (tests/hardening/test_api_fuzz.py) drives them too."""
+    """Documents the filters in the OpenAPI schema (so the API fuzzer, tests/hardening/test_api_fuzz.py,
+    drives them too) and refuses a day that is no date or out of range with a 422 in the reader's
+    language; listing.Filters.parse reads them (and forgives the text fields)."""
 
 
 def _records(request: Request, with_result: bool) -> list[dict]:
@@ -144,6 +147,17 @@ def _make(kind: str):
     return handler
 
 
+def _action_body(kind: str) -> dict:
+    """The JSON body each action reads (``_body`` and app/graders/reviews.py check it, with their own
+    messages), described for the OpenAPI schema: a reason of 1 to 2,000 characters that is not only
+    spaces, and for an override one of the verdicts a grader may set."""
+    properties: dict = {"reason": {"type": "string", "minLength": 1, "maxLength": reviews.MAX_REASON, "pattern": r"\S"}}
+    if kind == "override":
+        properties["verdict"] = {"type": "string", "enum": list(vocab.OVERRIDE_VERDICTS)}
+    schema = {"type": "object", "properties": properties, "required": sorted(properties)}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
+
+
 for _kind in ("note", "override", "rerun"):
     router.add_api_route(f"/submissions/{{sub_id}}/{_kind}", _make(_kind), methods=["POST"], status_code=201,
-                          max_body_size=FORM_TEXT_BODY_LIMIT)
+                          max_body_size=FORM_TEXT_BODY_LIMIT, openapi_extra=_action_body(_kind))

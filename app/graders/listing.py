@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.classes.models import ClassMember
 from app.core import vocabulary
+from app.core.ids import FIRST_DAY, LAST_DAY
 from app.graders.reviews import review_json
 from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
@@ -43,9 +44,11 @@ class Filters:
     def parse(cls, params) -> Filters:
         def day(name):
             try:
-                return dt.date.fromisoformat((params.get(name) or "").strip()) if params.get(name) else None
+                value = dt.date.fromisoformat((params.get(name) or "").strip()) if params.get(name) else None
             except ValueError:
                 return None
+            # routes refuse days out of range first (OptionalDay); any other caller gets no filter
+            return value if value is None or FIRST_DAY <= value <= LAST_DAY else None
         return cls(exercise=(params.get("exercise") or "").strip()[:64],
                    learner=(params.get("learner") or "").strip()[:32],
                    verdict=(params.get("verdict") or "").strip().upper()[:16],

@@ -13,13 +13,14 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
+from app.accounts.roles import Permission
 from app.accounts.views import account_context, render
 from app.classes.models import CourseClass
 from app.core import vocabulary as vocab
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
 from app.graders import listing, reviews
-from app.graders.api import act, exercise_titles
+from app.graders.api import act, exercise_titles, listing_query
 from app.graders.messages import DONE, text
 from app.panel.submission import present_submission
 from app.rendering.code import highlighted_source
@@ -27,8 +28,9 @@ from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
 
 router = make_router(include_in_schema=False)
-REVIEW = "submissions.review"
-require_reviewer = require_permission(REVIEW)
+require_reviewer = require_permission(Permission.REVIEW_SUBMISSIONS)
+
+
 def _exercises() -> list[str]:
     from kernels.engine import list_exercises
 
@@ -45,7 +47,7 @@ def _classes(request: Request) -> list[tuple[int, str]]:
         return [(cid, f"{name} · {term}" if term else name) for cid, name, term in rows]
 
 
-@router.get("/{lang:lang}/graders")
+@router.get("/{lang:lang}/graders", dependencies=[Depends(listing_query)])
 def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
     filters = listing.Filters.parse(request.query_params)
     with request.app.state.session_factory() as db:
@@ -63,7 +65,7 @@ def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
 
 @router.get("/{lang:lang}/graders/stuck")
 def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
-    """Who is stuck: per exercise, learners with >= N failed attempts and no pass (issue 19)."""
+    """Who is stuck: per exercise, learners with >= N failed attempts and no pass."""
     from app.graders import stuck
 
     min_failures = stuck.parse_min(request.query_params.get("min"))

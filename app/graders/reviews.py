@@ -1,6 +1,6 @@
 """Grader actions on one submission: a note, a verdict override, a re-run. Each is one audit row.
 
-An override flows through progress like a grading does (issue 17, item 3): it appends one
+An override flows through progress like a grading does: it appends one
 ``verdict_overridden`` event to the learner's event log (app.progress.grading.record_verdict_override),
 and XP, speed tiers and achievements are the same rules over the effective events
 (app.progress.verdicts): what the new verdict earns is paid as the same deeds a grading pays,
@@ -86,7 +86,7 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
     if verdict not in vocabulary.OVERRIDE_VERDICTS:
         raise ReviewError("bad_verdict", status=422)
     row = _load(db, sub_id)
-    if row.user_id == grader.id:  # it would pay the grader XP: a second person decides (issue 15, item 9)
+    if row.user_id == grader.id:  # it would pay the grader XP: a second person decides
         raise ReviewError("own_submission", status=403)
     if row.state != states.DONE:
         raise ReviewError("not_graded", status=409)

@@ -1,4 +1,4 @@
-"""Who is stuck (issue 19, for instructors): per exercise, the learners with at least N failed
+"""Who is stuck (for instructors): per exercise, the learners with at least N failed
 attempts and no pass, the most common verdict and message code of the last hour, and the median
 time from a learner's first attempt to their first pass. Verdicts are the effective ones (a
 grader's override counts). Pure queries + arithmetic; the page and the CSV share it."""

@@ -1,4 +1,4 @@
-"""The reader's language from a request: one place for every route (issue 18 item 3).
+"""The reader's language from a request: one place for every route.
 
 - ``preferred_language``: the URL prefix (/ko/, /en/), then the ``lang`` cookie, then Accept-Language,
   then the site's default.
@@ -35,7 +35,7 @@ class LanguageConvertor(Convertor[str]):
     """The ``{lang:lang}`` path segment: it matches only a language the site speaks, so ``/fr/...``
     matches no route and is the router's 404 before any dependency runs. The check is the route's own
     path pattern, not a per-request dependency (an async Depends here cost a signed-in lesson page
-    about 8% of its throughput, measured with wrk; issue 17 item 10)."""
+    about 8% of its throughput, measured with wrk)."""
 
     regex = "|".join(LANGUAGES)
 

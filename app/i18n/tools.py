@@ -65,7 +65,9 @@ def compiled_messages(mo: bytes) -> tuple[str | None, dict[tuple[str | None, str
     with the Babel release that compiled the file, not with anything a reader sees.
     """
     catalog = read_mo(io.BytesIO(mo))
-    def frozen(value: str | list[str] | tuple[str, ...]) -> str | tuple[str, ...]:
+    def frozen(value: str | list[str] | tuple[str, ...] | None) -> str | tuple[str, ...]:
+        if value is None:
+            return ""
         return value if isinstance(value, str) else tuple(value)  # plural forms come back as lists
 
     messages = {(m.context, frozen(m.id)): frozen(m.string) for m in catalog if m.id}

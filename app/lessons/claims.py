@@ -1,4 +1,4 @@
-"""What a lesson claims, checked (issue 16): speed numbers, jargon, Korean code text, glossary.
+"""What a lesson claims, checked: speed numbers, jargon, Korean code text, glossary.
 
 - **Speed numbers.** A number with a unit of speed (TFLOP/s, GFLOP/s, GB/s, TB/s, ms, µs, a
   factor such as ``1.5×``) in prose is either measured on this server — then it comes
@@ -225,7 +225,7 @@ def sources_section(body: str, lang: str) -> bool:
     return re.search(rf"^## {re.escape(SOURCES_HEADING[lang])}\s*$", body, re.M) is not None
 
 
-# ---- correctness sizes by alignment class (issue 16 item 12) ------------------------------
+# ---- correctness sizes by alignment class ------------------------------
 def _is_prime(n: int) -> bool:
     return n > 2 and all(n % d for d in range(2, int(n ** 0.5) + 1))
 

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from kernels.engine.exercise import Exercise
 
 # A spec is stat()ed at most this often per exercise: lesson pages ask on every view, and the
-# stat() was ~17 % of the event loop's time under wrk (profiled with py-spy, issue 17 item 10).
+# stat() was ~17 % of the event loop's time under wrk (profiled with py-spy).
 RECHECK_S = 1.0
 
 

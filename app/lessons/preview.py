@@ -12,10 +12,8 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts.auth import SESSION_COOKIE, Auth
 from app.accounts.deps import current_auth
 from app.accounts.messages import AccountsError
-from app.accounts.roles import can
+from app.accounts.roles import Permission, can
 from app.lessons.catalog import Snapshot
-
-PERMISSION = "lessons.preview"
 
 
 def preview_auth(request: Request) -> Auth | None:
@@ -28,7 +26,7 @@ def preview_auth(request: Request) -> Auth | None:
             auth = current_auth(request, db)
         except AccountsError:  # a bad API token: no preview, the page itself still answers
             return None
-        if auth is None or not can(auth.user.role, PERMISSION):
+        if auth is None or not can(auth.user.role, Permission.PREVIEW_LESSONS):
             return None
         db.expunge(auth.user)  # read after the session closes (templates show the username)
         return auth

@@ -8,6 +8,7 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from app.accounts.deps import csrf_protect, db_session, require_permission
+from app.accounts.roles import Permission
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
 from app.core.ids import RowId
@@ -17,7 +18,7 @@ from app.lti.models import LtiPlatform
 
 router = make_router()
 CSRF = [Depends(csrf_protect)]
-require_admin = require_permission("users.manage")
+require_admin = require_permission(Permission.MANAGE_USERS)
 
 
 def tool_values(request: Request) -> dict[str, str]:

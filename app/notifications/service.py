@@ -24,6 +24,7 @@ from app.classes.models import BoardStrike
 from app.comments import service as comments
 from app.comments.models import Comment, CommentFollow, CommentThread
 from app.core.clock import utcnow
+from app.core.db import rows_changed
 from app.notifications.models import Notification, NotificationPreference
 from app.progress.once import insert_once
 
@@ -188,12 +189,12 @@ def comment_text(view: NotificationView, lang: str, lesson_title: str | None = N
 
 
 def mark_read(db: Session, user: User, notification_id: int) -> bool:
-    return bool(db.execute(update(Notification).where(Notification.id == notification_id,
-                                                      Notification.user_id == user.id,
-                                                      Notification.read_at.is_(None))
-                           .values(read_at=utcnow())).rowcount)
+    return bool(rows_changed(db, update(Notification).where(Notification.id == notification_id,
+                                                            Notification.user_id == user.id,
+                                                            Notification.read_at.is_(None))
+                             .values(read_at=utcnow())))
 
 
 def mark_all_read(db: Session, user: User) -> int:
-    return db.execute(update(Notification).where(Notification.user_id == user.id, Notification.read_at.is_(None))
-                      .values(read_at=utcnow())).rowcount or 0
+    return rows_changed(db, update(Notification).where(Notification.user_id == user.id, Notification.read_at.is_(None))
+                        .values(read_at=utcnow()))

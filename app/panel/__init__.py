@@ -1,4 +1,4 @@
-"""The exercise panel on lesson pages (issue 8): exercise config for the editor, and the result,
+"""The exercise panel on lesson pages: exercise config for the editor, and the result,
 history and diff fragments, rendered on the server in the reader's language.
 
 Modules: texts (msgids for every engine code), present (Result -> view model, speedup SVG

@@ -1,4 +1,4 @@
-"""The "Inside your kernel" section of a result (issue 19), in one language: assembly beside the
+"""The "Inside your kernel" section of a result, in one language: assembly beside the
 source (each instruction knows its line, for click-to-highlight both ways), instruction counts,
 the roofline as server-rendered SVG, occupancy in words, counters with one sentence each, and
 hints with links to the lesson section that explains them. Pure functions of the Result's
@@ -310,7 +310,7 @@ def _counters(c: dict | None, lang: str, t) -> dict:
     if not c:
         return {"available": False, "text": "", "rows": [], "not_run": True}
     if not c.get("available"):
-        return {"available": False, "text": t(REASONS.get(c.get("reason"), REASONS["NCU_FAILED"])), "rows": [], "not_run": False}
+        return {"available": False, "text": t(REASONS.get(str(c.get("reason")), REASONS["NCU_FAILED"])), "rows": [], "not_run": False}
     rows = []
     for key, (label, sentence, (folder, heading)) in COUNTER_TEXTS.items():
         v = (c.get("metrics") or {}).get(key)

@@ -1,4 +1,4 @@
-"""What the panel shows of a submission whose verdict a grader changed (issue 17, item 3).
+"""What the panel shows of a submission whose verdict a grader changed.
 
 The grader's verdict is the one the learner sees everywhere on the panel, and what hangs on a
 verdict follows it: the headline sentence, the speed tiers and the XP this submission earns.

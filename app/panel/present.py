@@ -60,8 +60,9 @@ def message_text(code: str, params: dict | None, lang: str) -> str:
         return code
     text = gettext_for(lang)(msgid)
     values = {k: fmt_param(k, v) for k, v in (params or {}).items()}
-    if isinstance((params or {}).get("kernel"), str):  # "learner" -> "Your kernel", translated
-        values["kernel"] = vocab.label(vocab.KERNEL, params["kernel"], lang)
+    kernel = (params or {}).get("kernel")
+    if isinstance(kernel, str):  # "learner" -> "Your kernel", translated
+        values["kernel"] = vocab.label(vocab.KERNEL, kernel, lang)
     try:
         return text % values
     except (KeyError, TypeError, ValueError):

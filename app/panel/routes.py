@@ -12,11 +12,11 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import db_session, require_auth
-from app.accounts.roles import can
+from app.accounts.roles import Permission, can
 from app.core.bodies import make_router
 from app.core.config import LANGUAGES
 from app.core.fragments import opened_as_page
-from app.core.ids import RowId
+from app.core.ids import RowId, RowIdQuery
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
@@ -30,7 +30,6 @@ from app.templating import page_context
 
 api_router = make_router(prefix="/api/panel", tags=["panel"])
 router = make_router(include_in_schema=False)
-REVIEW = "submissions.review"
 
 
 def exercise_config(exercise_id: str) -> dict | None:
@@ -84,7 +83,7 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
     def load():
         with request.app.state.session_factory() as db:
             row = db.get(Submission, sub_id)
-            if row is None or (row.user_id != auth.user.id and not can(auth.user.role, REVIEW)):
+            if row is None or (row.user_id != auth.user.id and not can(auth.user.role, Permission.REVIEW_SUBMISSIONS)):
                 return None
             panel = present_submission(db, row, lang, owner_view=row.user_id == auth.user.id,
                                        gpu_budget_seconds=request.app.state.settings.gpu_budget_seconds)
@@ -120,7 +119,7 @@ async def result_json(sub_id: RowId, request: Request, lang: str = "", auth=Depe
 @api_router.post("/submissions/{sub_id}/profile", status_code=202)
 async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signed_in_with_csrf),
                              db: Session = Depends(db_session)):
-    """"Profile this" (issue 19): the same kernel and launch again, graded as usual and with
+    """"Profile this": the same kernel and launch again, graded as usual and with
     Nsight Compute counters where the grading host has ncu. A new submission of one's own: it
     counts against the job limits like any other."""
     from app.submissions import intake
@@ -160,13 +159,13 @@ async def history_fragment(lang: str, exercise_id: str, request: Request, auth=D
 
 
 @router.get("/{lang:lang}/panel/diff")
-async def diff_fragment(lang: str, a: int, b: int, request: Request, auth=Depends(require_auth)):
+async def diff_fragment(lang: str, a: RowIdQuery, b: RowIdQuery, request: Request, auth=Depends(require_auth)):
     """Diff of two of one's own submissions (graders: any two)."""
 
     def load():
         with request.app.state.session_factory() as db:
             rows = [db.get(Submission, a), db.get(Submission, b)]
-            reviewer = can(auth.user.role, REVIEW)
+            reviewer = can(auth.user.role, Permission.REVIEW_SUBMISSIONS)
             if any(r is None or (r.user_id != auth.user.id and not reviewer) for r in rows):
                 return None
             old, new = sorted(rows, key=lambda r: r.id)

@@ -156,6 +156,8 @@ def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=De
     if confirm != "yes":
         raise AccountsError("confirm_required", status=400)
     user = db.get(User, auth.user.id)
+    if user is None:  # deleted since the session was read (in another tab, or by an admin)
+        raise AccountsError("auth_required", status=401)
     learner.reset_progress(db, user)
     db.commit()
     return RedirectResponse(f"/{lang}/profile", status_code=303)
@@ -172,6 +174,8 @@ def delete_account(lang: str, request: Request, password: str = Form(""), contri
     """``contributions``: "keep" (comments stay under "deleted account", problem reports stay without
     a name) or "delete" (the comments' text and the problem reports go too); the page asks."""
     user = db.get(User, auth.user.id)
+    if user is None:  # deleted since the session was read (in another tab, or by an admin)
+        raise AccountsError("auth_required", status=401)
     if contributions not in ("keep", "delete"):
         db.rollback()
         return _render_confirm(request, lang, auth, "delete", error=message("choose_contributions", lang), status=400)

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.core.clock import zone
+from app.core.db import rows_changed
 from app.progress import events as ev
 from app.progress import verdicts
 from app.progress.models import UserAchievement
@@ -50,7 +51,7 @@ def settle_achievements(session: Session, user: User,
     if verdicts.overrides(log):
         for achievement_id in sorted(verdicts.lost_achievements(evaluate(log, ctx), earned, held)):
             row = held[achievement_id]
-            if session.execute(delete(UserAchievement).where(UserAchievement.id == row.id)).rowcount:
+            if rows_changed(session, delete(UserAchievement).where(UserAchievement.id == row.id)):
                 ev.record_event(session, user, ev.ACHIEVEMENT_REVOKED, subject=achievement_id,
                                 dedupe=f"{achievement_id}:{row.id}",
                                 data={"earned_at": row.earned_at.isoformat(), "reason": "verdict_overridden"})

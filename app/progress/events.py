@@ -9,7 +9,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.accounts.models import User, utcnow
+from app.accounts.models import User
+from app.core.clock import utcnow
 from app.progress.models import Event
 from app.progress.once import insert_once
 

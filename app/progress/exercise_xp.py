@@ -1,5 +1,5 @@
 """What the ledger pays a learner for one exercise, and the one compensating entry that brings it
-to what the effective verdicts are worth (issue 17, item 3): after a grader's override
+to what the effective verdicts are worth: after a grader's override
 (app.graders.reviews) and after a new grading of an exercise a grader overrode before
 (app.submissions.reviews.rebalance_after_grading).
 

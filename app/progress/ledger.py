@@ -9,7 +9,9 @@ from __future__ import annotations
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from app.accounts.models import User, utcnow
+from app.accounts.models import User
+from app.core.clock import utcnow
+from app.core.db import rows_changed
 from app.progress.models import XpEntry
 from app.progress.once import insert_once
 
@@ -51,6 +53,5 @@ def history(session: Session, user: User, limit: int = 100) -> list[XpEntry]:
 
 def void_all(session: Session, user: User) -> int:
     """Reset: every live entry stops counting but stays on record."""
-    result = session.execute(update(XpEntry).where(XpEntry.user_id == user.id, XpEntry.voided.is_(False))
-                             .values(voided=True))
-    return result.rowcount or 0
+    return rows_changed(session, update(XpEntry).where(XpEntry.user_id == user.id, XpEntry.voided.is_(False))
+                        .values(voided=True))

@@ -14,7 +14,7 @@ def insert_once(session: Session, model, **values) -> int | None:
     if dialect == "sqlite":
         from sqlalchemy.dialects.sqlite import insert
     elif dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
+        from sqlalchemy.dialects.postgresql import insert  # type: ignore[assignment]  # same API, its own class
     else:  # pragma: no cover - other databases fall back to a savepoint
         from sqlalchemy.exc import IntegrityError
         row = model(**values)

@@ -1,9 +1,10 @@
 """What a page needs to know about a signed-in reader: who it is, their true progress, and
 achievements to announce. Visitors (no cookie, no token) cost nothing here: no database.
 
-A repeat view costs one read-only SELECT (reader_cache.load_reader: session + user + a
+A repeat view costs one read-only SELECT (reader_cache.peek_reader: session + user + a
 fingerprint of the user's progress rows) and no write:
-- the session is looked up every time (never cached), so sign-out and expiry act at once;
+- the session is looked up every time (never cached), so sign-out and expiry act at once; whether a
+  cookie names a live session is judged by accounts.auth.live_session, the rule the API uses too;
 - the learner state is reused only while the fingerprint is unchanged, and only if it was
   computed by a view that wrote nothing; any completion, XP, reset, merge or grading result
   changes the fingerprint, so the next view recomputes it in full;
@@ -15,15 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fastapi import Request
-from sqlalchemy import delete
 
 from app.accounts import auth as authn
-from app.accounts.models import AuthSession
-from app.core.clock import utcnow
 from app.lessons.catalog import Lesson
 from app.progress.achievements import award_achievements, take_announcements
 from app.progress.learner import LearnerState, learner_state
-from app.progress.reader_cache import load_reader, memo_for, peek_reader
+from app.progress.reader_cache import ReaderPeek, load_reader, memo_for, peek_reader
 from app.progress.reading import opened_day, record_lesson_opened
 
 
@@ -43,13 +41,13 @@ def repeat_view(request: Request, lang: str, lessons: list[Lesson], lesson: Less
     Reads only: on SQLite the caller may run it on the event loop (an in-process read costs less
     than the thread hand-off it saves)."""
     cookie = request.cookies.get(authn.SESSION_COOKIE)
-    if not cookie or len(cookie) > 200 or request.headers.get("authorization", ""):
+    if not cookie or request.headers.get("authorization", ""):
         return None
-    peek = peek_reader(request.app.state.engine, cookie)
+    engine = request.app.state.engine
+    expired: list[ReaderPeek] = []  # this view only reads: an expired row is left for signed_in_view to delete
+    peek = authn.live_session(cookie, lambda token_hash: peek_reader(engine, token_hash), expired.append)
     if peek is None:
-        return NOT_SIGNED_IN
-    if peek.expires_at <= utcnow():
-        return None
+        return None if expired else NOT_SIGNED_IN
     key, opened = _view_keys(peek.user, peek.fingerprint, lang, tuple(item.slug for item in lessons), lesson)
     memo = memo_for(request.app.state)
     cached = memo.state(peek.user.id, key)
@@ -74,7 +72,7 @@ def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: L
             except authn.BadToken:
                 pass
         return None
-    if not cookie or len(cookie) > 200:
+    if not cookie:
         return None
     repeat = repeat_view(request, lang, lessons, lesson)
     if repeat is not None:
@@ -82,12 +80,9 @@ def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: L
     memo = memo_for(request.app.state)
     slugs = tuple(item.slug for item in lessons)
     with request.app.state.session_factory() as db:
-        reader = load_reader(db, cookie)
+        reader = authn.live_session(cookie, lambda token_hash: load_reader(db, token_hash),
+                                    lambda expired: authn.delete_expired(db, expired.session))
         if reader is None:
-            return None
-        if reader.session.expires_at <= utcnow():
-            db.execute(delete(AuthSession).where(AuthSession.id == reader.session.id))
-            db.commit()
             return None
         user = reader.user
         context = {"user": user, "csrf_token": reader.session.csrf_token}

@@ -24,7 +24,6 @@ from sqlalchemy import Engine, bindparam, func, select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
-from app.accounts.auth import digest
 from app.accounts.models import AuthSession, User
 from app.progress.learner import LearnerState
 from app.progress.models import Event, UserAchievement, XpEntry
@@ -74,14 +73,14 @@ class ReaderPeek:
     fingerprint: tuple
 
 
-def peek_reader(engine: Engine, cookie: str) -> ReaderPeek | None:
+def peek_reader(engine: Engine, token_hash: str) -> ReaderPeek | None:
     """load_reader's answer through one SELECT on a pooled connection: the statement above as SQLAlchemy
     compiles it, run on SQLite's own cursor (see _SqlitePeek), or through Core on other databases."""
     if engine.dialect.name == "sqlite":
-        row = _sqlite_peek(engine.dialect).run(engine, digest(cookie))
+        row = _sqlite_peek(engine.dialect).run(engine, token_hash)
     else:
         with engine.connect() as conn:
-            row = conn.execute(_PEEK_STATEMENT, {"token_hash": digest(cookie)}).first()
+            row = conn.execute(_PEEK_STATEMENT, {"token_hash": token_hash}).first()
     if row is None:
         return None
     n = len(_SESSION_PEEK)
@@ -94,7 +93,7 @@ def peek_reader(engine: Engine, cookie: str) -> ReaderPeek | None:
 class _SqlitePeek:
     """_PEEK_STATEMENT compiled once by SQLAlchemy for SQLite, run on the pooled sqlite3 connection's
     own cursor, its values converted by the column types' own result processors (DateTime from
-    SQLite's text). Measured on a repeat view (issue 17 item 10): Core's Connection, transaction and
+    SQLite's text). Measured on a repeat view: Core's Connection, transaction and
     Result objects cost ~55 µs around a ~20 µs query; this path costs the query and the pool checkout.
     On SQLite only: the driver is in process, so there is no lost connection for Core to handle;
     other databases go through Core. The session row is still read every time (nothing cached)."""
@@ -105,8 +104,9 @@ class _SqlitePeek:
             raise ValueError(f"positional parameters expected, got {dialect.paramstyle}")
         params = compiled.construct_params({"token_hash": ""})
         self.sql = compiled.string
-        self.params = [params[name] for name in compiled.positiontup]
-        self.token_at = compiled.positiontup.index("token_hash")
+        names = compiled.positiontup or []  # set: the statement is positional (checked above)
+        self.params = [params[name] for name in names]
+        self.token_at = names.index("token_hash")
         self.processors = [column.type.dialect_impl(dialect).result_processor(dialect, None)
                            for column in _PEEK_STATEMENT.selected_columns]
 
@@ -149,11 +149,15 @@ class ReaderRow:
     def unannounced(self) -> int:
         return self.fingerprint[-1]
 
+    @property
+    def expires_at(self) -> Any:
+        return self.session.expires_at
 
-def load_reader(db: Session, cookie: str) -> ReaderRow | None:
-    """The session named by the cookie (expired or not: the caller checks), its user and the
-    user's progress fingerprint. One SELECT."""
-    row = db.execute(_READER_STATEMENT, {"token_hash": digest(cookie)}).first()
+
+def load_reader(db: Session, token_hash: str) -> ReaderRow | None:
+    """The session with this token hash (expired or not: accounts.auth.live_session judges), its user
+    and the user's progress fingerprint. One SELECT."""
+    row = db.execute(_READER_STATEMENT, {"token_hash": token_hash}).first()
     if row is None:
         return None
     session, user, *aggregates = row

@@ -90,7 +90,7 @@ def _streak(days_needed: int):
 
     Local progress merged at sign-in keeps its browser times for completions (earliest wins), but a
     browser can claim any past date: seven merges with ever-earlier dates made a new account a 7-day
-    streak in one second (issue 15, item 8). Clamping claims to the account's age would still let an
+    streak in one second. Clamping claims to the account's age would still let an
     account a week old forge a week; a streak claims the learner came back day after day, which only
     days the server itself saw can show. A merge counts as study on the day it happens.
     """

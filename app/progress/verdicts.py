@@ -13,7 +13,7 @@ achievements (rules.evaluate) are rules over ``effective(events)``, never over t
 - ``exercise_attempted`` events stay (the learner did try, and "it compiles" is the compiler's
   word), with the effective verdict in their data.
 
-Achievements follow the effective verdicts both ways (issue 17, item 3). An achievement whose
+Achievements follow the effective verdicts both ways. An achievement whose
 rule holds on the automatic verdicts but no longer on the effective ones is revoked: its
 user_achievement row goes and an ``achievement_revoked`` event (the compensating event) records
 what was taken back and when it had been earned. If a later override restores the deed, the

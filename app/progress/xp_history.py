@@ -1,4 +1,4 @@
-"""The XP history as a reader sees it: what each ledger row paid for, in words (issue 17 item 6).
+"""The XP history as a reader sees it: what each ledger row paid for, in words.
 
 A ledger row names its deed by ``source`` and ``source_id`` ("lesson" + a slug, "exercise_tier" +
 "gemm:beat_tiled", "adjustment" + "submission:42:override:7"); those stay in the database and the

@@ -15,7 +15,7 @@ from fastapi.routing import APIRoute
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.core.bodies import DEFAULT_BODY_LIMIT, ROUTES
+from app.core.bodies import DEFAULT_BODY_LIMIT, routes_of
 
 _UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -58,10 +58,14 @@ class EarlyRefusalMiddleware:
         self.app = app
         self.default_limit = default_limit
         self._needs_auth: dict[int, bool] = {}  # id(route) -> depends on require_auth
+        self._routes: list[APIRoute] | None = None  # the served application's, read at its first request
 
-    @staticmethod
-    def _route(scope: Scope) -> APIRoute | None:
-        for route in ROUTES:
+    def _route(self, scope: Scope) -> APIRoute | None:
+        if self._routes is None:
+            # scope["app"] is the application this middleware serves: only its routes are matched (the
+            # factory includes every router before the first request, so the list is complete then)
+            self._routes = routes_of(scope["app"])
+        for route in self._routes:
             if route.matches(scope)[0] == Match.FULL:
                 return route
         return None

@@ -7,6 +7,7 @@ a visitor, and bumps an in-memory view counter.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -78,7 +79,7 @@ async def _reader_view(request: Request, *args) -> ReaderView | None:
         return None
     if request.app.state.engine.dialect.name == "sqlite":
         # A repeat view is one read of an in-process database: cheaper on the loop than the
-        # thread hand-off (measured with wrk + py-spy, issue 17 item 10). Other databases wait
+        # thread hand-off (measured with wrk + py-spy). Other databases wait
         # on the network, so they always go through the threadpool.
         view = repeat_view(request, *args)
         if view is not None:
@@ -115,7 +116,8 @@ async def course_index(lang: str, request: Request):
     slugs = [lesson.slug for lesson in lessons]
 
     def build(reader: dict | None = None) -> str:
-        entries, further = [], []
+        entries: list[dict[str, Any]] = []
+        further: list[dict[str, Any]] = []
         for lesson in lessons:
             text, fallback = lesson.text(lang)
             (further if lesson.meta.track == "further" else entries).append(

@@ -1,4 +1,4 @@
-"""Submissions: learners' kernels in, verdicts out (issue 7).
+"""Submissions: learners' kernels in, verdicts out.
 
 The submissions table IS the queue. A request stores a row (``queued``) and answers at once;
 one dispatcher per GPU (a "lane") claims rows with an atomic UPDATE (a lease with an expiry and

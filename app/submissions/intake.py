@@ -24,8 +24,8 @@ from app.core.jsonbody import JsonBodyError, loads_strict
 from app.submissions import states
 from app.submissions.messages import SubmissionError
 from app.submissions.models import Submission
+from kernels.engine.policy import MAX_SOURCE_BYTES  # the engine's limit, checked here before a job is queued
 
-MAX_SOURCE_BYTES = 64 * 1024  # the engine's limit (kernels/engine/policy.py), checked here first
 # JSON escaping can grow text up to 6x (\uXXXX); beyond this no valid request exists.
 MAX_BODY_BYTES = 6 * MAX_SOURCE_BYTES + 4096
 FIELDS = ("source", "launch")

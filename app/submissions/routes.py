@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import Auth
 from app.accounts.deps import csrf_protect, db_session, require_auth
-from app.accounts.roles import can
+from app.accounts.roles import Permission, can
 from app.core.bodies import make_router
 from app.core.clock import utcnow
 from app.core.ids import RowId
@@ -29,7 +29,6 @@ from app.submissions.views import submission_json
 router = make_router(prefix="/api", tags=["submissions"])
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody}
                                                     for code in (400, 401, 403, 404, 413, 415, 422, 429)}
-REVIEW = "submissions.review"
 
 
 async def signed_in_with_csrf(request: Request, auth: Auth = Depends(require_auth)) -> Auth:
@@ -83,7 +82,7 @@ async def create_submission(exercise_id: str, request: Request, auth: Auth = Dep
 
 def _load_visible(request: Request, auth: Auth, sub_id: RowId, db: Session) -> tuple[dict[str, Any], Submission]:
     row = db.get(Submission, sub_id, populate_existing=True)
-    reviewer = can(auth.user.role, REVIEW)
+    reviewer = can(auth.user.role, Permission.REVIEW_SUBMISSIONS)
     if row is None or (row.user_id != auth.user.id and not reviewer):
         db.commit()  # ends the read (commit, unlike rollback, keeps auth.user loaded)
         raise SubmissionError("not_found", status=404)  # never tell whether someone else's id exists

@@ -2,9 +2,9 @@
 oversized one before reading it all), so these models document rather than validate."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 NAIVE_GEMM = ('extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K)\n'
               "{\n    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
@@ -13,18 +13,27 @@ NAIVE_GEMM = ('extern "C" __global__ void gemm(const float* A, const float* B, f
               "        C[row * N + col] = acc;\n    }\n}\n")
 
 
+# What the intake refuses as malformed (kernels/engine/launch.py parse_launch), said in the schema: a
+# launch beyond the GPU's limits is well-formed and graded (RUNTIME_ERROR), so those limits are not here.
+Positive = Annotated[int, Field(ge=1)]
+
+
 class LaunchRequest(BaseModel):
-    block: list[int] = Field(min_length=3, max_length=3, examples=[[32, 32, 1]])
-    tile: list[int] = Field(min_length=2, max_length=2, examples=[[32, 32]],
-                            description="output columns and rows one block covers; grid = ceil(cols/tx), ceil(rows/ty)")
+    model_config = ConfigDict(extra="forbid")
+
+    block: list[Positive] = Field(min_length=3, max_length=3, examples=[[32, 32, 1]])
+    tile: list[Positive] = Field(min_length=2, max_length=2, examples=[[32, 32]],
+                                 description="output columns and rows one block covers; grid = ceil(cols/tx), ceil(rows/ty)")
     smem: int = Field(default=0, ge=0, description="dynamic shared memory per block, bytes")
+    profile: bool = Field(default=False, description="also read the GPU's counters (the result's 'inside your kernel')")
 
 
 class SubmissionRequest(BaseModel):
-    source: str = Field(description="CUDA C++ device code, UTF-8, at most 64 KiB, no #include")
+    source: str = Field(description="CUDA C++ device code, UTF-8, at most 64 KiB, no #include", min_length=1,
+                        pattern=r"\S")  # a source of spaces only is refused as empty
     launch: LaunchRequest | None = Field(default=None, description="omit for the exercise's defaults")
 
-    model_config = {"json_schema_extra": {"examples": [
+    model_config = {"extra": "forbid", "json_schema_extra": {"examples": [
         {"source": NAIVE_GEMM, "launch": {"block": [32, 32, 1], "tile": [32, 32], "smem": 0}}]}}
 
 

@@ -1,4 +1,4 @@
-"""A grader's override flows like a grading (issue 17 item 3): notifications may name a grader's
+"""A grader's override flows like a grading: notifications may name a grader's
 audit entry (notification.review_id, comment_id now nullable), and every override made before
 this revision gets its ``verdict_overridden`` event in the learner's current epoch, so XP and
 achievements computed from the event log keep honouring it.

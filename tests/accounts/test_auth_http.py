@@ -8,6 +8,7 @@ from sqlalchemy import select, update
 
 from app.accounts.auth import SESSION_COOKIE, digest
 from app.accounts.models import AuthSession, User
+from app.progress.models import Event
 
 from .conftest import PASSWORD, form_token, page_csrf, signin, signup
 
@@ -121,6 +122,31 @@ def test_expired_session_is_signed_out_and_removed(user_client, app):
     assert user_client.get("/api/me").status_code == 401
     with app.state.session_factory() as db:
         assert db.scalar(select(AuthSession)) is None
+
+
+def test_an_expired_session_is_refused_by_the_api_with_no_page_view_first(user_client, app):
+    """The API judges expiry itself: no page view has run (and deleted the row) before these calls."""
+    csrf = page_csrf(user_client)
+    with app.state.session_factory() as db:
+        db.execute(update(AuthSession).values(expires_at=dt.datetime(2020, 1, 1)))
+        db.commit()
+    done = user_client.post("/api/progress/lessons/naive-vs-tiled-gemm/complete", json={}, headers={"X-CSRF-Token": csrf})
+    # refused; the expired session's CSRF token is no longer anyone's, so the CSRF check may answer first
+    assert done.status_code in (401, 403) and done.json()["error"] in ("auth_required", "csrf"), done.text
+    assert user_client.get("/api/me").status_code == 401
+    with app.state.session_factory() as db:
+        assert db.scalar(select(AuthSession)) is None
+        assert db.scalar(select(Event).where(Event.kind == "lesson_completed")) is None
+    assert "data-signed-in" not in user_client.get("/en/").text
+
+
+def test_a_session_expiring_in_a_minute_still_works(user_client, app):
+    with app.state.session_factory() as db:
+        db.execute(update(AuthSession).values(expires_at=dt.datetime.now(dt.UTC).replace(tzinfo=None)
+                                              + dt.timedelta(minutes=1)))
+        db.commit()
+    assert user_client.get("/api/me").json()["user"]["username"] == "kim"
+    assert 'data-signed-in="kim"' in user_client.get("/en/").text
 
 
 def test_session_lifetime_comes_from_config(new_client, app):
@@ -260,3 +286,36 @@ def test_signing_out_of_an_expired_session_just_leaves(user_client, app):
         db.commit()
     response = user_client.post("/signout", data={"csrf_token": csrf, "next": "/ko/"}, follow_redirects=False)
     assert response.status_code == 303 and response.headers["location"] == "/ko/"
+
+
+def test_one_rule_decides_whether_a_cookie_names_a_live_session():
+    """accounts.auth.live_session, shared by the API and the page views: too long a cookie is never
+    looked up; an expired row goes to on_expired and signs nobody in; a live row is the answer."""
+    from types import SimpleNamespace
+
+    from app.accounts.auth import live_session
+
+    looked_up, expired = [], []
+
+    def lookup(rows):
+        def find(token_hash):
+            looked_up.append(token_hash)
+            return rows.get(token_hash)
+        return find
+
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    live = SimpleNamespace(expires_at=now + dt.timedelta(hours=1))
+    old = SimpleNamespace(expires_at=now - dt.timedelta(seconds=1))
+    rows = {digest("live"): live, digest("old"): old}
+    assert live_session("x" * 201, lookup(rows), expired.append) is None and looked_up == []
+    assert live_session("", lookup(rows), expired.append) is None and looked_up == []
+    assert live_session("x" * 200, lookup(rows), expired.append) is None and len(looked_up) == 1
+    assert live_session("old", lookup(rows), expired.append) is None and expired == [old]
+    assert live_session("live", lookup(rows), expired.append) is live and expired == [old]
+
+
+def test_an_overlong_cookie_is_a_visitor_on_pages_and_the_api(new_client):
+    client = new_client()
+    client.cookies.set(SESSION_COOKIE, "x" * 201)
+    assert client.get("/api/me").status_code == 401
+    assert "data-signed-in" not in client.get("/en/").text

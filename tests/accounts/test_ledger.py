@@ -143,3 +143,32 @@ def test_level_curve_steps_grow_by_fifty():
     assert level_for_xp(10**6, "ko").level > 7 and level_for_xp(10**6, "ko").name  # names beyond the list
     with pytest.raises(ValueError):
         level_for_xp(-1, "en")
+
+
+def test_one_learners_total_history_and_reset_leave_the_others_alone(db_factory):
+    kim_id, lee_id = make_user(db_factory, "kim"), make_user(db_factory, "lee")
+    with db_factory() as db:
+        kim, lee = db.get(User, kim_id), db.get(User, lee_id)
+        ledger.pay(db, kim, "lesson", "a", 10, note="read lesson a")
+        ledger.pay(db, kim, "lesson", "b", 1)  # one XP is a payment too
+        ledger.pay(db, lee, "lesson", "a", 100)
+        db.commit()
+        assert (ledger.total_xp(db, kim), ledger.total_xp(db, lee)) == (11, 100)
+        assert [(e.source_id, e.amount, e.note) for e in ledger.history(db, kim)] == [("b", 1, ""), ("a", 10, "read lesson a")]
+        assert [e.source_id for e in ledger.history(db, kim, limit=1)] == ["b"]  # newest first, at most limit
+        assert ledger.void_all(db, kim) == 2
+        assert ledger.void_all(db, kim) == 0  # only live entries are voided, and counted
+        db.commit()
+        assert (ledger.total_xp(db, kim), ledger.total_xp(db, lee)) == (0, 100)
+
+
+def test_an_adjustment_may_take_the_total_to_exactly_zero(db_factory):
+    user_id = make_user(db_factory)
+    with db_factory() as db:
+        user = db.get(User, user_id)
+        ledger.pay(db, user, "lesson", "a", 30)
+        entry = ledger.adjust(db, user, -30, "paid by mistake", "fix:1")
+        db.commit()
+        assert entry.amount == -30 and entry.note == "paid by mistake" and ledger.total_xp(db, user) == 0
+        with pytest.raises(ValueError, match="below zero"):
+            ledger.adjust(db, user, -1, "one more", "fix:2")

@@ -1,4 +1,4 @@
-"""`lessons check` refuses what issue 16 found in the lessons: typed speed numbers without a
+"""`lessons check` refuses what a review of the lessons found: typed speed numbers without a
 source, internal jargon, English left in Korean code and figures, terms the glossary avoids, a
 missing sources section, and exercise specs without correctness sizes for every alignment class.
 Each test breaks one thing in an otherwise good lesson and expects the error at file:line."""

@@ -1,5 +1,5 @@
 """Korean lessons show the measured tables in Korean: every row label in kernels/results has a
-Korean twin (issue 16 item 15), and the rendered Korean table carries it."""
+Korean twin, and the rendered Korean table carries it."""
 from __future__ import annotations
 
 import json

@@ -1,8 +1,7 @@
 """The lesson page stays cheap for visitors: comments arrive by a separate fetch, so the cached
-page runs no SQL at all; and a long thread's list is served in reasonable time."""
+page runs no SQL at all; and a long thread's list costs a few statements, not one per comment.
+(Speed itself is measured by `python -m app bench`, never asserted here.)"""
 from __future__ import annotations
-
-import time
 
 from sqlalchemy import event
 
@@ -22,21 +21,18 @@ def _count_sql(app):
     return statements
 
 
-def test_visitor_lesson_page_runs_no_sql_and_stays_fast(app, kim, visitor):
+def test_visitor_lesson_page_runs_no_sql(app, kim, visitor):
     kim.comment("a comment that must not slow the page")
     visitor.client.get(f"/en/lessons/{LESSON}")  # fill the page cache
     statements = _count_sql(app)
-    started = time.perf_counter()
     for _ in range(50):
         page = visitor.client.get(f"/en/lessons/{LESSON}")
         assert page.status_code == 200
-    per_request = (time.perf_counter() - started) / 50
     assert statements == []
     assert "data-comments" in page.text and "a comment that must not" not in page.text
-    assert per_request < 0.2, per_request  # a cached page through the whole ASGI stack (~3 ms idle)
 
 
-def test_long_thread_lists_quickly(app, kim, lee, visitor):
+def test_a_long_thread_lists_in_a_few_statements(app, kim, lee, visitor):
     from app.accounts.users import find_user
     from app.comments import service
 
@@ -49,8 +45,9 @@ def test_long_thread_lists_quickly(app, kim, lee, visitor):
                                    parent.id if parent is not None and i % 3 else None)
             parent = comment
         db.commit()
-    started = time.perf_counter()
+    statements = _count_sql(app)
     data = visitor.listing()
-    elapsed = time.perf_counter() - started
     assert data["count"] == 120 and data["pages"] > 1
-    assert elapsed < 1.0, elapsed
+    # a page of 30 comments from a 120-comment thread: a handful of statements (3 today) whatever the
+    # thread's length; one per comment or author would be 30 or more
+    assert 1 <= len(statements) <= 6, statements

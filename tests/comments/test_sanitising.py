@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from app.comments.markup import LINK_REL, render_comment
+from app.comments.markup import render_comment, render_markdown, sanitise
 from tests.comments.conftest import LESSON
 from tests.comments.xss_corpus import PAYLOADS
 
@@ -24,7 +24,12 @@ class Collect(HTMLParser):
         self.tags.append((tag, dict(attrs)))
 
 
-def assert_inert(html: str) -> None:
+LINK_REL = "nofollow noopener ugc"  # every link in a comment carries this rel
+
+
+def assert_inert(html: str, *, rel: bool = True) -> None:
+    """No tag, attribute or URL that can run script. ``rel=False`` for markdown's output alone, which
+    leaves adding rel to the sanitiser."""
     parser = Collect()
     parser.feed(html)
     for tag, attrs in parser.tags:
@@ -34,13 +39,39 @@ def assert_inert(html: str) -> None:
             assert name in {"href", "rel", "class"}, (name, html)
             if name == "href":
                 assert value.lower().lstrip().startswith(("https://", "http://", "mailto:")), (value, html)
-        if tag == "a":
+        if tag == "a" and rel:
             assert attrs.get("rel") == LINK_REL, html
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_payload_renders_inert(payload):
     assert_inert(render_comment(payload))
+
+
+# Two independent walls: each must hold on its own, so one mistake in either is not a hole.
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_the_sanitiser_alone_makes_every_payload_inert(payload):
+    """Raw payloads straight into nh3, as if the markdown renderer let everything through."""
+    assert_inert(sanitise(payload))
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_markdown_alone_makes_every_payload_inert(payload):
+    """The markdown renderer's own output, before the sanitiser: raw HTML off, unsafe links refused."""
+    assert_inert(render_markdown(payload), rel=False)
+
+
+@pytest.mark.parametrize("href", ["javascript:alert(1)", "JavaScript:alert(1)", " javascript:alert(1)",
+                                  "vbscript:msgbox(1)", "data:text/html;base64,PHNjcmlwdD4=", "file:///etc/passwd"])
+def test_the_sanitiser_alone_drops_script_and_other_unsafe_links(href):
+    html = sanitise(f'<a href="{href}">x</a>')
+    assert "href" not in html and html == f'<a rel="{LINK_REL}">x</a>'
+
+
+def test_the_sanitiser_keeps_web_and_mail_links():
+    html = sanitise('<a href="https://example.org/">w</a> <a href="mailto:kim@example.org">m</a>')
+    assert html == (f'<a href="https://example.org/" rel="{LINK_REL}">w</a> '
+                    f'<a href="mailto:kim@example.org" rel="{LINK_REL}">m</a>')
 
 
 def test_subset_renders():

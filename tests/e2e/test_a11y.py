@@ -1,4 +1,4 @@
-"""Accessibility (issue 17 items 2 and 4): axe-core on every page type of the site, in Korean and
+"""Accessibility: axe-core on every page type of the site, in Korean and
 English, light and dark (dark both from the browser's prefers-color-scheme and from the site's
 toggle; light from the toggle over a dark browser too), desktop and phone -> no serious or critical
 violation; at 360 px no page scrolls sideways.

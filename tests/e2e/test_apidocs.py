@@ -1,4 +1,4 @@
-"""/docs and /redoc render from our own static files (issue 17 item 9): no request leaves the server,
+"""/docs and /redoc render from our own static files: no request leaves the server,
 no Content-Security-Policy violation, and the operations of /openapi.json appear."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A learner coming back, in Chromium against a real uvicorn, in Korean and English (issue 17,
-smaller items): the course page's main button continues where their account left off, the
+"""A learner coming back, in Chromium against a real uvicorn, in Korean and English: the course page's
+main button continues where their account left off, the
 exercise panel shows the account's latest result in a fresh browser, each profile submission row
 opens that submission in its lesson's panel, and a thread followed from the lesson page rings the
 bell when someone else comments."""

@@ -188,7 +188,7 @@ def test_without_server_sent_events_the_panel_polls(browser, live):
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_tab_moves_focus_until_the_learner_types_then_indents(browser, live, lang):
-    """Issue 17 item 5: a keyboard user tabbing through the page is not caught by the editor; once they
+    """A keyboard user tabbing through the page is not caught by the editor; once they
     type, Tab indents; the visible toggle (aria-pressed) and Ctrl+M switch; the panel says how."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale=lang)
     page = context.new_page()

@@ -1,4 +1,4 @@
-"""Phones (issue 17, items 1-2): at 360-390 px the header keeps its navigation behind a menu button
+"""Phones: at 360-390 px the header keeps its navigation behind a menu button
 that keyboard and screen-reader users can work (aria-expanded, Escape, focus), the bell stays in view,
 and no page of the site scrolls sideways, in Korean and English, for a visitor, a learner, a grader
 and an admin."""

@@ -11,7 +11,7 @@ from kernels.engine import codes, grade
 from kernels.engine.result import Message, Result, Verdict, json_schema
 
 from .conftest import NAIVE_GEMM
-from .minischema import errors
+from .schema_check import errors
 
 grade_module = __import__("importlib").import_module("kernels.engine.grade")
 LAUNCH = {"block": [32, 32, 1], "tile": [32, 32], "smem": 0}

@@ -35,7 +35,7 @@ DISGUISES = [
     # NVRTC reads U+00A0 as a token of its own and then a real _Pragma.
     ("nonascii_glued_to_banned_name", '#define P(s) \u00a0_Pragma(s)\nP("message(1)")\n',
      codes.SOURCE_NON_ASCII_CODE, False),
-    # NVRTC reads `$`, `@` and the backtick as tokens of their own too (issue 15): refused outside
+    # NVRTC reads `$`, `@` and the backtick as tokens of their own too: refused outside
     # comments and literals like every character outside the basic source set.
     ("dollar_glued_to_banned_name", '#define P(s) $_Pragma(s)\nP("message(1)")\n', codes.SOURCE_CHARACTER_FORBIDDEN, False),
     ("at_before_banned_name", 'int a; @_Pragma("message(1)")\n', codes.SOURCE_CHARACTER_FORBIDDEN, False),

@@ -15,7 +15,7 @@ ones) before, inside and after each banned name, and the same texts again inside
 string literals, where they are harmless and must be allowed. Every sample the policy allows is
 compiled by NVRTC, and its log must hold no marker. test_the_corpus_is_real proves the markers work
 and that the disguises really ran banned directives before the policy refused them (``$_Pragma``
-was allowed and ran a pragma: issue 15).
+was once allowed and ran a pragma).
 """
 from __future__ import annotations
 

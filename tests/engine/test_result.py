@@ -28,7 +28,7 @@ from kernels.engine.result import (
     json_schema,
 )
 
-from .minischema import errors
+from .schema_check import errors
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "kernels" / "engine" / "result.schema.json"
 
@@ -114,19 +114,19 @@ def test_numpy_scalars_are_accepted():
 
 
 @pytest.mark.parametrize("mutate, expected", [
-    (lambda d: d.update(verdict="ACCEPTED"), "not in enum"),
-    (lambda d: d.pop("message"), "missing required 'message'"),
-    (lambda d: d["message"].update(code="wrong answer"), "does not match"),
-    (lambda d: d.update(surprise=1), "unexpected property 'surprise'"),
-    (lambda d: d["timings"][0].update(median_ms=-1), "minimum"),
-    (lambda d: d["launch"].update(block=[1, 1]), "anyOf"),
-    (lambda d: d["xp"].update(total=-1), "minimum"),
-    (lambda d: d["correctness"][0].update(ok="yes"), "not of type"),
-    (lambda d: d.update(schema="kernels-result/2"), "const"),
-    (lambda d: d["phases"][0].update(name="sleeping"), "not in enum"),
+    (lambda d: d.update(verdict="ACCEPTED"), "enum at $.verdict"),
+    (lambda d: d.pop("message"), "required at $: 'message' is a required property"),
+    (lambda d: d["message"].update(code="wrong answer"), "pattern at $.message.code"),
+    (lambda d: d.update(surprise=1), "additionalProperties at $: Additional properties are not allowed ('surprise'"),
+    (lambda d: d["timings"][0].update(median_ms=-1), "minimum at $.timings[0].median_ms"),
+    (lambda d: d["launch"].update(block=[1, 1]), "anyOf at $.launch: "),
+    (lambda d: d["xp"].update(total=-1), "minimum at $.xp.total"),
+    (lambda d: d["correctness"][0].update(ok="yes"), "type at $.correctness[0].ok"),
+    (lambda d: d.update(schema="kernels-result/2"), "const at $.schema"),
+    (lambda d: d["phases"][0].update(name="sleeping"), "enum at $.phases[0].name"),
 ])
 def test_validator_catches_broken_results(mutate, expected):
-    # Proves the schema (and the little validator) can fail.
+    # Proves the schema can fail, at the right place and for the right reason.
     data = full_result().to_dict()
     mutate(data)
     found = errors(data, json_schema())

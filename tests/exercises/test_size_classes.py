@@ -1,4 +1,4 @@
-"""Correctness sizes by alignment class (issue 16 item 12): every class in a spec's size_classes
+"""Correctness sizes by alignment class: every class in a spec's size_classes
 catches a committed wrong solution in solutions/wrong/ (its ``// catches:`` line), shown on the CPU
 with a numpy emulation of that kernel against reference.check at the exercise's own sizes. The
 GPU tests grade the .cu files themselves (every wrong solution must get WRONG_ANSWER)."""

@@ -1,5 +1,5 @@
 """Every speed tier of every exercise is reachable: a committed correct solution meets it when
-graded through the engine's grade() on the GPU (issue 16 item 13). Skipped without a GPU.
+graded through the engine's grade() on the GPU. Skipped without a GPU.
 
 Run on the GPU machine with ``--noconftest`` (the top-level conftest imports the web app):
     python -m pytest -q --noconftest -m gpu tests/exercises/test_tiers_gpu.py

@@ -1,4 +1,4 @@
-"""One grading worker per GPU (issue 13): the device a worker is bound to reaches its sandboxed GPU
+"""One grading worker per GPU: the device a worker is bound to reaches its sandboxed GPU
 workers, and each device has its own lock; the next job's worker is started (imports only, no
 GPU) while the current job runs and creates its CUDA context after it. No GPU needed."""
 from __future__ import annotations

@@ -115,6 +115,25 @@ def test_override_and_note_need_a_reason_and_a_known_verdict(app_client):
     assert total_xp(client.app, "alice") == 70
 
 
+def test_days_out_of_range_are_refused_in_the_readers_language(app_client):
+    """The date filters take days from 1970-01-01 to 2999-12-31; a blank one means no filter."""
+    client, tokens, ids = setup(app_client)
+    g = bearer(tokens["gina"])
+    for query in ("to=9999-12-31", "from=9999-12-31", "to=3000-01-01", "from=1969-12-31", "to=2026-02-30", "from=soon"):
+        for url in ("/api/graders/submissions", "/api/graders/submissions.csv"):
+            r = client.get(f"{url}?{query}", headers={**g, "Accept-Language": "en"})
+            assert r.status_code == 422, (url, query)
+            assert r.json()["message"].startswith("Some fields are missing or have the wrong type"), (url, query)
+        ko = client.get(f"/ko/graders?{query}", headers=g)
+        assert ko.status_code == 422 and "형식이 맞지 않는 항목이 있어요" in ko.text, query
+        en = client.get(f"/en/graders?{query}", headers=g)
+        assert en.status_code == 422 and "Some fields are missing or have the wrong type" in en.text, query
+    everything = listed(client, tokens["gina"])
+    assert listed(client, tokens["gina"], to="2999-12-31", **{"from": "1970-01-01"}) == everything
+    assert client.get("/en/graders?from=&to=&exercise=", headers=g).status_code == 200  # the form's blank fields
+    assert listed(client, tokens["gina"], to="2026-01-10") == [ids["bob_fast"], ids["alice_pass"]]
+
+
 def test_exports_csv_parses_and_matches_json(app_client):
     client, tokens, ids = setup(app_client)
     g = tokens["gina"]
@@ -170,6 +189,23 @@ def test_learners_get_403_and_visitors_401(app_client):
     assert "data-graders-link" not in learner_browser.get("/en/").text
     grader_browser, _ = cookie_login(client.app, "gina")
     assert "data-graders-link" in grader_browser.get("/en/").text
+
+
+def test_instructors_are_not_graders(app_client):
+    """Instructors write lessons and moderate comments; reviewing submissions is the graders' (and
+    admins') job, so every graders' page and API answers an instructor 403 and changes nothing."""
+    client, tokens, ids = setup(app_client)
+    teacher = bearer(add_user(client.app, "ines", "instructor"))
+    for url in ("/api/graders/submissions", "/api/graders/submissions.csv", "/api/graders/stuck.csv", "/en/graders",
+                f"/en/graders/submissions/{ids['alice_pass']}"):
+        assert client.get(url, headers=teacher).status_code == 403, url
+    for kind in ("note", "override", "rerun"):
+        r = client.post(f"/api/graders/submissions/{ids['alice_wrong']}/{kind}", headers=teacher,
+                        json={"verdict": "PASSED", "reason": "an instructor's opinion"})
+        assert r.status_code == 403 and r.json()["error"] == "forbidden", (kind, r.text)
+    assert total_xp(client.app, "alice") == 70
+    trail = client.get("/api/graders/submissions?learner=alice", headers=bearer(tokens["gina"])).json()
+    assert all(s["reviews"] == [] for s in trail["submissions"])
 
 
 def test_cookie_forms_need_the_csrf_token(app_client):

@@ -1,4 +1,4 @@
-"""A grader's override flows through progress like a grading (issue 17, item 3): one event in the
+"""A grader's override flows through progress like a grading: one event in the
 log, achievements taken back and given back, the learner's panel (HTML and JSON) and bell in the
 learner's language with the grader's note; a repeated override adds nothing."""
 import json

@@ -1,4 +1,4 @@
-"""Local progress merged at sign-in cannot forge time-based achievements (issue 15, item 8). Before the fix
+"""Local progress merged at sign-in cannot forge time-based achievements. Before the fix
 seven /api/progress/merge calls with ever-earlier completion dates gave a new account the 3- and 7-day
 streak achievements in one second. Streaks now count days the server itself saw (events' recorded_at).
 Real HTTP through the app, real SQLite and PostgreSQL."""

@@ -1,4 +1,4 @@
-"""A Content-Security-Policy without inline script, and the usual security headers (issue 15, item 9).
+"""A Content-Security-Policy without inline script, and the usual security headers.
 
 Before the fix there was no CSP and base.html ran an inline script. The HTTP test reads every kind of
 page's headers and markup; the browser test opens the pages in Chromium (signed out and in, the lesson

@@ -1,4 +1,4 @@
-"""At least one administrator, whatever the timing (issue 15, item 7). Before the fix two admins demoting
+"""At least one administrator, whatever the timing. Before the fix two admins demoting
 each other at once both counted two admins and both went ahead, leaving none. Real server (two uvicorn
 workers), real sign-ins and CSRF forms, on a SQLite file and on PostgreSQL; several rounds."""
 from __future__ import annotations

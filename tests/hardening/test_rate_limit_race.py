@@ -1,4 +1,4 @@
-"""Rate limits hold under parallel requests (issue 15, item 4). Before the fix they were check-then-insert:
+"""Rate limits hold under parallel requests. Before the fix they were check-then-insert:
 20 parallel comments past a limit of 5 per minute gave 18 accepted, and 100 parallel wrong sign-ins past a
 lockout of 8 were all checked against the password. Now a request takes a slot in the database
 (app/accounts/ratelimit.py) atomically. Real servers (two uvicorn workers: the limit must hold across

@@ -1,4 +1,4 @@
-"""Issue 15, item 9: a grader adjusting their own XP, look-alike usernames, API tokens outliving "sign out
+"""Smaller hardening: a grader adjusting their own XP, look-alike usernames, API tokens outliving "sign out
 everywhere". Each test failed before its fix. Real HTTP through the app on a real SQLite file."""
 from __future__ import annotations
 

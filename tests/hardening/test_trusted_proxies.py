@@ -1,4 +1,4 @@
-"""Forwarded headers are believed only from configured proxies (issue 15, item 5). Before the fix uvicorn
+"""Forwarded headers are believed only from configured proxies. Before the fix uvicorn
 believed ``X-Forwarded-For`` from 127.0.0.1 (its default), so a visitor of a local server could name any
 address for every request and per-IP limits (sign-up here: 2 per hour) never held. Real servers started
 the two ways we start them: ``python -m app serve`` and the test/bench Server."""

@@ -1,4 +1,4 @@
-"""XP cannot pass the course's maximum, by construction (issue: hardening, item 3).
+"""XP cannot pass the course's maximum, by construction.
 
 Before the fix, 10 rounds of "reset progress" racing 15 parallel lesson completions gave 190 XP on a
 course worth 160: a completion that had read the old epoch wrote its payment after the reset, so the

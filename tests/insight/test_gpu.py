@@ -169,7 +169,7 @@ def test_grade_carries_insight_on_the_gpu():
     _gpu()
     from kernels.engine import grade
     from kernels.engine.result import json_schema
-    from tests.engine.minischema import errors
+    from tests.engine.schema_check import errors
 
     src = (ROOT / "kernels/gemm_fast/solutions/correct/regtile_128x128.cu").read_text()
     launch = {"block": [16, 16, 1], "tile": [128, 128], "smem": 0}

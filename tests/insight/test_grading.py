@@ -6,7 +6,7 @@ from kernels.engine import load_exercise
 from kernels.engine.insight import grading
 from kernels.engine.launch import validate_launch
 from kernels.engine.result import GpuInfo, Message, Result, Timing, Verdict, json_schema
-from tests.engine.minischema import errors
+from tests.engine.schema_check import errors
 
 from .test_sass import TILED
 

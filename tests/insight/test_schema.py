@@ -7,7 +7,7 @@ import json
 from kernels.engine import load_exercise
 from kernels.engine.insight import finish, static_insight
 from kernels.engine.result import Message, Result, Verdict, json_schema
-from tests.engine.minischema import errors
+from tests.engine.schema_check import errors
 
 from .test_sass import TILED
 

@@ -1,4 +1,4 @@
-"""Who is stuck (graders' dashboard, issue 19): per exercise, learners with >= N failed attempts
+"""Who is stuck (graders' dashboard): per exercise, learners with >= N failed attempts
 and no pass, the last hour's most common verdict and message code, the median time to a pass;
 page in both languages and CSV, through the real app."""
 from __future__ import annotations

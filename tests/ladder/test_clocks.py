@@ -1,4 +1,4 @@
-"""The ladder benchmark records SM clock and power while it times (issue 20, stable measurements):
+"""The ladder benchmark records SM clock and power while it times (stable measurements):
 ClockWatch against a stand-in NVML, the results file's clocks_held, and the page caption."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Korean ladder is complete (issue 16, item 15): every rung's source header has its Korean
+"""The Korean ladder is complete: every rung's source header has its Korean
 version in kernels/ladder/headers.ko.md, every rung paragraph of NOTES.md has its twin in
 NOTES.ko.md, and the Korean source page shows the Korean header over the very same code."""
 from __future__ import annotations

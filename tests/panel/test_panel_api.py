@@ -103,6 +103,20 @@ def test_others_cannot_see_fragments_or_diffs_and_visitors_must_sign_in(app_clie
     assert f'data-history-row="{mine}"' not in history and f'data-history-row="{theirs}"' in history
 
 
+def test_a_diff_of_ids_past_64_bits_is_refused_in_the_readers_language(app_client):
+    client = app_client(dispatcher_enabled=False)
+    token = add_user(client.app, "alice")
+    mine = insert_graded(client.app, "alice", passed_result())
+    for a, b in (("9223372036854775808", "1"), (str(mine), "9223372036854775808"), ("-1", str(mine)), ("x", "1")):
+        en = client.get(f"/en/panel/diff?a={a}&b={b}", headers=bearer(token))
+        assert en.status_code == 422 and "Some fields are missing or have the wrong type" in en.text, (a, b)
+        ko = client.get(f"/ko/panel/diff?a={a}&b={b}", headers=bearer(token))
+        assert ko.status_code == 422 and "형식이 맞지 않는 항목이 있어요" in ko.text, (a, b)
+    # the largest id that fits is a well-formed question with no such row
+    largest = client.get(f"/en/panel/diff?a=9223372036854775807&b={mine}", headers=bearer(token))
+    assert largest.status_code == 404
+
+
 def test_full_result_fragment(app_client):
     client = app_client(dispatcher_enabled=False)
     token = add_user(client.app, "alice")
@@ -115,7 +129,7 @@ def test_full_result_fragment(app_client):
 
 
 def test_a_tier_below_one_reads_as_a_share_of_the_baseline(app_client):
-    """Issue 17 item 7: the cuBLAS tier (0.5) reads "at least 50 % of the speed of", never "0.5× faster"."""
+    """The cuBLAS tier (0.5) reads "at least 50 % of the speed of", never "0.5× faster"."""
     client = app_client(dispatcher_enabled=False)
     token = add_user(client.app, "alice")
     sub_id = insert_graded(client.app, "alice", passed_result(fast=True))

@@ -94,9 +94,9 @@ def test_grading_runs_off_the_event_loop_and_keeps_its_lease(sub_settings, make_
     kim = api_for(client, "kim")
     sub_id = kim.submit(gemm_source("slow")).json()["id"]
     assert inside.wait(30)
-    t0 = time.perf_counter()
+    # answered while the job is still blocked inside the GPU run: were grading on the event loop, these
+    # would wait for the run (20 s) and then see it done, not "checking"
     assert client.get("/healthz").status_code == 200 and kim.get(sub_id).json()["state"] == "checking"
-    assert time.perf_counter() - t0 < 5.0  # the job itself is blocked for up to 20 s
     time.sleep(1.5)  # well past the 0.6 s lease: only renewal keeps it
     rival = Dispatcher(client.app.state.session_factory, DispatcherConfig(gpu=True, lane="elsewhere:gpu0"))
     assert not rival.step()  # the job's lease is alive: nothing to claim

@@ -1,5 +1,5 @@
 """Achievement icons are our own SVG symbols (static/img/achievements.svg), one per achievement, so they
-show on machines without an emoji font (issue 17): the profile and the announcement use them."""
+show on machines without an emoji font: the profile and the announcement use them."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET

@@ -79,7 +79,7 @@ def test_serve_prints_its_data_and_logs_the_dispatcher(tmp_path):
 
 
 def test_serve_runs_uvicorn_on_asyncios_loop_without_proxy_headers(tmp_path, monkeypatch):
-    """uvloop left single connections waiting up to ~0.5 s under load (issue 17 item 10): serve picks
+    """uvloop left single connections waiting up to ~0.5 s under load: serve picks
     asyncio's loop itself instead of leaving uvicorn to choose uvloop."""
     import uvicorn
 

@@ -1,5 +1,5 @@
 """static/css/code.css is what app/rendering/code.py generates, and every token colour meets WCAG 2.2 AA
-(4.5:1) on the code background of its theme (issue 17 item 4: 'friendly' had comments at 2.8:1)."""
+(4.5:1) on the code background of its theme ('friendly', the style before, had comments at 2.8:1)."""
 from __future__ import annotations
 
 import re

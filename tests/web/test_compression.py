@@ -1,4 +1,4 @@
-"""Pages are compressed and static assets cached as their URLs allow (issue 17 item 8)."""
+"""Pages are compressed and static assets cached as their URLs allow."""
 from __future__ import annotations
 
 import gzip

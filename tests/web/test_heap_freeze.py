@@ -1,4 +1,4 @@
-"""Start-up freezes its heap (issue 17 item 10): a full garbage collection then walks only what
+"""Start-up freezes its heap: a full garbage collection then walks only what
 requests created, so it no longer stops the event loop for ~100 ms and every request in flight with it.
 The timing itself is shown by `python -m app bench --signed-in`, not asserted here."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Korean particles follow the word before them (issue 17 item 7): never "0를", "67를" or "(으)로"."""
+"""Korean particles follow the word before them: never "0를", "67를" or "(으)로"."""
 from __future__ import annotations
 
 import re

@@ -154,7 +154,7 @@ def test_ladder_page_lists_every_rung_with_source_numbers_and_chart(client_for, 
         assert f"kernels/ladder/{rung.path.name}" in html                 # highlighted source, titled
         assert f'id="notes-{rung.number:02d}"' in html                     # its NOTES.md paragraph
     assert positions == sorted(positions), "rungs must appear in ladder order"
-    # sources stay out of the page until opened (issue 17 item 8): each <details> names its fragment
+    # sources stay out of the page until opened: each <details> names its fragment
     assert html.count('<figure class="code"') == 0 and len(html) < 200_000
     with client_for(REAL_RESULTS) as client:
         for rung in RUNGS:

@@ -1,4 +1,4 @@
-"""Migrations run once per deployment, never raced by web workers (issue: classroom scale, item 5).
+"""Migrations run once per deployment, never raced by web workers.
 
 Before the fix every uvicorn worker migrated in its lifespan; on a fresh database two of them both
 saw "no tables" and one died with "table lesson_view already exists" (about 1 start in 6)."""

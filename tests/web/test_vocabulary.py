@@ -61,7 +61,7 @@ def test_no_two_names_read_the_same(kind, lang):
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_a_filter_never_offers_two_look_alikes(lang):
-    """Issue 17: the graders' filter offered "Not graded" and "Not graded yet" side by side."""
+    """The graders' filter once offered "Not graded" and "Not graded yet" side by side."""
     offered = v.labels(v.VERDICT, list(v.VERDICTS), lang) + v.labels(v.GROUP, list(v.GROUPS), lang)
     assert len(set(offered)) == len(offered)
     for a in offered:
@@ -73,9 +73,9 @@ def test_status_is_the_verdict_once_graded_else_the_state():
     assert v.status("done", "PASSED") == (v.VERDICT, "PASSED")
     # compiled without a GPU: stored with verdict UNAVAILABLE, but still waiting
     assert v.status("awaiting_gpu", "UNAVAILABLE") == (v.STATE, "awaiting_gpu")
-    assert v.status_label("awaiting_gpu", "UNAVAILABLE", "ko") == v.label(v.CODE, "UNAVAILABLE_NO_GPU", "ko")
+    assert v.label(*v.status("awaiting_gpu", "UNAVAILABLE"), "ko") == v.label(v.CODE, "UNAVAILABLE_NO_GPU", "ko")
     assert v.status("queued", None) == (v.STATE, "queued")
-    assert v.status_label("done", "UNAVAILABLE", "en") == "Could not be graded"
+    assert v.label(*v.status("done", "UNAVAILABLE"), "en") == "Could not be graded"
 
 
 def test_unknown_names_show_as_themselves_and_none_as_nothing():

@@ -1,4 +1,4 @@
-"""The GPU half of the grading engine (issue 4): fresh sandboxed worker processes that check and
+"""The GPU half of the grading engine: fresh sandboxed worker processes that check and
 time a learner's compiled kernel, and the interleaved timing used by the benchmarks.
 
     from kernels.engine.gpu import gpu_available, run_job

@@ -8,7 +8,7 @@ Prints, with the GPU's name:
   median and p95. Each grading starts once the spare worker is warm, the server's steady state
   between submissions (the spare warms while the GPU is idle, after each job).
 - the speedup vs tiled over five gradings of one kernel: values, and their spread
-  ((max - min) / median). Targets (issue 4): median turnaround < 1 s cold, spread < 3 %.
+  ((max - min) / median). Targets: median turnaround < 1 s cold, spread < 3 %.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Inside the GPU worker: loading a cubin, launching it under the parent's watch, and what a
 launch can go wrong with (CUDA faults, inputs written to, the job ending early).
 
-Safety rules kept here (why, see issue 4): every output is poisoned with NaN (0xFF bytes) before
+Safety rules kept here, so that a kernel cannot pass on stale or planted data: every output is poisoned with NaN (0xFF bytes) before
 each launch; inputs are compared bitwise with their host copies after each checked run.
 
 Imports numpy and cupy (lazily) and the standard library.

@@ -16,7 +16,8 @@ alone knows: device output, the sandbox mode, a cold start).
 Modules: device.py (start-up, GPU description), launching.py (cubins, watched launches, faults),
 timed_runs.py (one timed size), scoring.py (speedups, flags, tiers, XP).
 
-Safety rules kept here (why, see issue 4): inputs are fresh random data from the job's secret
+Safety rules kept here, each closing a way a kernel could pass without computing the answer:
+inputs are fresh random data from the job's secret
 seed; every output is poisoned with NaN before each launch; the float64 reference is computed on
 the host only after the learner's kernel finished, and never copied to the GPU; inputs are compared
 with their host copies after each checked run; timed runs get refreshed inputs each round and some

@@ -1,4 +1,4 @@
-"""Inside your kernel: the evidence a Result carries about HOW a kernel runs (issue 19).
+"""Inside your kernel: the evidence a Result carries about HOW a kernel runs.
 
 - sass.py       nvdisasm text and NVRTC's PTX tied to the learner's lines; instruction classes
 - disasm.py     nvdisasm in the compile sandbox's walls (capped output, deadline, rlimits)
