@@ -99,6 +99,17 @@ def requeue(db: Session, sub_ids: list[int]) -> list[int]:
     return ids
 
 
+def release(db: Session, sub_id: int, owner: str) -> bool:
+    """Cluster mode: this worker could not grade the job (no GPU); the row waits again as queued,
+    for the job engine to hand its job to another worker. False when the lease was lost."""
+    ok = changed(db, update(Submission).where(
+        Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
+    ).values(state=states.QUEUED, lease_owner=None, lease_expires_at=None, started_at=None,
+             attempts=Submission.attempts - 1, updated_at=utcnow())) == 1
+    db.commit()
+    return ok
+
+
 def compiled(db: Session, sub_id: int, owner: str, compile_ms: int) -> Submission | None:
     """Cluster compile stage: the kernel compiled; the row waits for a GPU (``queued``) and leaves the
     compile worker's lease. The caller commits (its grading job is deferred in this transaction)."""
