@@ -20,8 +20,8 @@ from sqlalchemy.orm import Session
 
 from app.core.clock import utcnow
 from app.submissions import states
-from app.submissions.queue import changed
 from app.submissions.models import Submission
+from app.submissions.queue import changed
 
 log = logging.getLogger(__name__)
 # A row must have looked stranded this long: a transaction that stores a row and its job is never

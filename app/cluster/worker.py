@@ -119,6 +119,7 @@ async def database_answers(conninfo_: str) -> bool:
 async def _serve(args: argparse.Namespace, settings) -> int:
     from procrastinate.worker import Worker
 
+    from app.cluster import registry
     from app.cluster.compile import CompilerPool, CompileStage
     from app.cluster.jobs import COMPILE_QUEUE, GRADING_QUEUE, MAINTENANCE_QUEUE, Enqueuer, conninfo, make_app
     from app.cluster.reconcile import repair
@@ -199,6 +200,11 @@ async def _serve(args: argparse.Namespace, settings) -> int:
     log.info("worker %s: GPU %s, %d compile slots (queue: PostgreSQL, procrastinate)", name,
              "none" if args.no_gpu else args.gpu, slots)
     patience = settings.worker_database_patience_seconds
+    gpu_index = None if args.no_gpu else args.gpu
+    with session_factory() as db:
+        registry.start(db, name, gpu_index, slots)
+    beating = asyncio.create_task(keep_beating(session_factory, name, gpu_index, slots,
+                                               settings.worker_heartbeat_seconds, log))
     try:
         while True:
             app = make_app(settings.resolved_database_url, min_size=1, max_size=6)  # a fresh pool each round
@@ -229,10 +235,33 @@ async def _serve(args: argparse.Namespace, settings) -> int:
                 return EXIT_DATABASE
             log.info("worker %s: database reachable again; taking jobs", name)
     finally:
+        beating.cancel()
+        try:
+            with session_factory() as db:
+                registry.forget(db, name)
+        except Exception:  # the database is gone: the row ages and `queue` shows the worker as stale
+            log.warning("worker %s: could not remove its row from grading_worker", name)
         gpu_dispatcher.stop()
         pool.close()
         engine.dispose()
     return int(outcome["rc"])
+
+
+async def keep_beating(session_factory, name: str, gpu: int | None, slots: int, every: float,
+                       log: logging.Logger) -> None:
+    """This worker's row in grading_worker says it is alive (what `queue`, readiness and /metrics read)."""
+    from app.cluster import registry
+
+    def beat() -> None:
+        with session_factory() as db:
+            registry.beat(db, name, gpu, slots)
+
+    while True:
+        await asyncio.sleep(every)
+        try:
+            await asyncio.to_thread(beat)
+        except Exception as exc:  # the database is away; the reconnect loop reports it
+            log.debug("worker %s: heartbeat row not written (%s)", name, exc)
 
 
 async def run_together(workers: list[Any]) -> None:

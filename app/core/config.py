@@ -62,6 +62,10 @@ class Settings(BaseSettings):
     # Reverse proxies whose X-Forwarded-For/-Proto are believed (comma-separated IPs or networks);
     # empty believes no one, so no visitor can pick the address per-IP limits see (app/core/proxies.py).
     trusted_proxies: str = ""
+    # /metrics (Prometheus): a scraper sends "Authorization: Bearer <metrics_token>", or connects from
+    # one of metrics_allow (addresses or networks, comma-separated); anyone else gets 403.
+    metrics_token: str = ""
+    metrics_allow: str = "127.0.0.1,::1"
 
     # ---- accounts (app/accounts) ----
     # How long a sign-in lasts (hours; 336 = 14 days).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 from app.bench.submissions_cluster import Workers, cluster_server, gemm_source, post_burst, wait_all_done
 from app.bench.submissions_server import add_users
@@ -149,3 +150,144 @@ def test_rows_waiting_without_a_job_are_repaired_by_reconciliation(tmp_path, mak
     assert [tuple(r) for r in rows(pg_url, "SELECT id, state, lease_owner FROM submission ORDER BY id")] == [
         (a, "queued", None), (b, "queued", None), (c, "queued", None)]
     engine.dispose()
+
+
+RUNNING = ("compiling", "checking", "timing")
+
+
+def _wait_for(pg_url: str, sql: str, until: float, what: str, **params) -> None:
+    while not rows(pg_url, sql, **params):
+        assert time.monotonic() < until, what
+        time.sleep(0.05)
+
+
+def test_postgresql_restarted_mid_grade_and_down_15_s_loses_and_fails_no_job(tmp_path):
+    """A `pg_ctl restart -m fast` while jobs are on the GPU, then PostgreSQL stopped for 15 s while
+    another job is on the GPU: every job ends PASSED (none UNAVAILABLE because of our database), each
+    worker is still running (or exited non-zero for its supervisor); during the outage the web
+    answers liveness 200, readiness 503 and every request that needs the database 503, in the
+    reader's language, never 500."""
+    import httpx
+
+    from tests.pg import start_server
+
+    pg = start_server()  # our own server: this test stops it
+    server = workers = None
+    try:
+        url = pg.create_database("outage")
+        server = cluster_server(tmp_path / "web", url).start()
+        workers = Workers(url, tmp_path / "workers", dispatcher_gpu="on", fake_gpu_seconds="2.0",
+                          worker_heartbeat_seconds="1", worker_stalled_seconds="10")
+        tokens = add_users(url, [f"l{i}" for i in range(8)], token_only=True)
+        ids = [i for *_, i in post_burst(server.url, tokens, 1, source=lambda name, n: gemm_source(name))]
+        workers.start(0)
+        workers.start(1)
+        on_gpu = "SELECT id FROM submission WHERE state IN ('checking', 'timing')"
+        _wait_for(url, on_gpu, time.monotonic() + 120, workers.logs())
+        pg.restart()
+        _wait_for(url, "SELECT 1 FROM submission WHERE state = 'done' HAVING COUNT(*) >= 3", time.monotonic() + 120,
+                  workers.logs())
+        _wait_for(url, on_gpu, time.monotonic() + 120, workers.logs())
+        pg.pause()
+        down_at = time.monotonic()
+        token = tokens["l0"]
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            live = http.get("/healthz")
+            ready = http.get("/readyz")
+            api = http.get(f"/api/submissions/{ids[0]}?lang=ko", headers={"Authorization": f"Bearer {token}"})
+            http.cookies.set("mkc_session", "a-session-the-database-must-check")
+            page = http.get("/ko/profile", headers={"Authorization": f"Bearer {token}"})
+        time.sleep(max(0.0, 15 - (time.monotonic() - down_at)))
+        pg.resume()
+        wait_all_done(url, ids, timeout=240)
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            ready_again = http.get("/readyz").json()
+        alive = {gpu: proc.poll() for gpu, proc in workers.procs.items()}
+        final = [tuple(r) for r in rows(url, "SELECT state, verdict FROM submission")]
+    finally:
+        if workers is not None:
+            workers.stop_all()
+        if server is not None:
+            server.stop()
+        pg.stop()
+    assert (live.status_code, live.json()) == (200, {"ok": True})
+    assert (ready.status_code, ready.json()) == (503, {"ok": False, "database": "unreachable"})
+    assert api.status_code == 503 and api.json()["error"] == "unavailable", api.text
+    assert "데이터베이스" in api.json()["message"] and api.headers["retry-after"] == "30"
+    assert page.status_code in (503, 401, 303), page.text[:300]  # never a 500
+    assert final == [("done", "PASSED")] * 8, workers.logs(tail=20000)
+    assert all(rc is None or rc != 0 for rc in alive.values()), alive
+    assert ready_again["ok"] is True and ready_again["gpu_workers"] == 2, ready_again
+    assert ready_again["workers"] == {"0": ["sim:gpu0"], "1": ["sim:gpu1"]}, ready_again
+
+
+def _samples(text_: str) -> dict[str, float]:
+    out = {}
+    for line in text_.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            out[name] = float(value)
+    return out
+
+
+def test_metrics_readiness_and_queue_after_a_few_graded_jobs(pg_url, tmp_path):
+    """/metrics (from an allowed address) after three graded jobs; `python -m app queue` names the
+    worker and, once it is gone, warns that no GPU worker is alive and that it went stale."""
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    from app.core.config import PROJECT_ROOT
+
+    server = cluster_server(tmp_path / "web", pg_url, metrics_allow="127.0.0.1").start()
+    workers = Workers(pg_url, tmp_path / "workers", dispatcher_gpu="on", fake_gpu_seconds="0.2",
+                      worker_heartbeat_seconds="0.5")
+    queue_env = dict(os.environ, MKC_DATABASE_URL=pg_url, MKC_WORKER_STALLED_SECONDS="3")
+
+    def queue_cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "app", "queue", *args], cwd=PROJECT_ROOT, env=queue_env,
+                              capture_output=True, text=True, timeout=60)
+
+    try:
+        tokens = add_users(pg_url, ["ann", "bob", "cid"], token_only=True)
+        ids = [i for *_, i in post_burst(server.url, tokens, 1, source=lambda name, n: gemm_source(name))]
+        workers.start(0)
+        wait_all_done(pg_url, ids, timeout=120)
+        with httpx.Client(base_url=server.url, timeout=30) as http:
+            scraped = http.get("/metrics")
+            ready = http.get("/readyz").json()
+        running = queue_cli()
+        workers.kill9(0)  # its row stays: the heartbeat stops
+        time.sleep(4)
+        gone = json.loads(queue_cli("--json").stdout)
+    finally:
+        workers.stop_all()
+        server.stop()
+    assert scraped.status_code == 200 and scraped.headers["content-type"].startswith("text/plain")
+    m = _samples(scraped.text)
+    assert m['mkc_submissions{state="done"}'] == 3 and m['mkc_submissions{state="queued"}'] == 0
+    assert m['mkc_submissions_graded{verdict="PASSED"}'] == 3
+    assert m["mkc_submission_gpu_seconds_gcount"] == 3 and m['mkc_submission_gpu_seconds_bucket{le="0.1"}'] == 0
+    assert m['mkc_submission_gpu_seconds_bucket{le="+Inf"}'] == 3
+    assert m["mkc_submission_wait_seconds_gcount"] == 3 and m["mkc_submission_compile_seconds_gcount"] == 3
+    assert m['mkc_workers_live{gpu="0"}'] == 1
+    assert 'mkc_worker_heartbeat_age_seconds{gpu="0",name="sim:gpu0"}' in m
+    assert m['mkc_http_request_duration_seconds_count{group="api/exercises",method="POST"}'] == 3
+    assert ready["workers"] == {"0": ["sim:gpu0"]} and ready["warnings"] == []
+    assert running.returncode == 0 and "sim:gpu0" in running.stdout and "GPU 0" in running.stdout, running
+    assert "WARNING" not in running.stdout, running.stdout
+    assert [w["name"] for w in gone["workers"]] == ["sim:gpu0"] and gone["workers"][0]["live"] is False
+    assert "no live GPU worker" in gone["warnings"][0] and "stale worker sim:gpu0" in gone["warnings"][1], gone
+
+
+def test_metrics_refuses_an_address_not_allowed_unless_it_carries_the_token(tmp_path, make_client):
+    client = make_client(make_settings(tmp_path, metrics_token="scrape-me", metrics_allow="10.0.0.0/8"))
+    assert client.get("/metrics").status_code == 403  # the test client is not in 10.0.0.0/8
+    assert client.get("/metrics", headers={"Authorization": "Bearer wrong"}).status_code == 403
+    answer = client.get("/metrics", headers={"Authorization": "Bearer scrape-me"})
+    assert answer.status_code == 200 and 'mkc_submissions{state="queued"} 0.0' in answer.text
+    assert client.get("/healthz").json() == {"ok": True}
+    ready = client.get("/readyz").json()
+    assert (ready["ok"], ready["database"], ready["mode"]) == (True, "ok", "one box")
