@@ -38,6 +38,14 @@ STATES = {
     "done": _("Done."),
 }
 
+# Why a queued submission waits longer than its turn (``submission.waiting_reason``), with when it may go on.
+WAITING = {
+    "compile_budget": _("Waiting: you used this hour's compile time, so your next compile starts in about "
+                        "%(minutes)s minute(s), at %(until)s UTC. Submissions of other learners are not slowed."),
+    "compile_cooldown": _("Waiting: your last compile ran out of time, so your compiles only take a slot that "
+                          "other learners leave free. Next try at %(until)s UTC."),
+}
+
 
 class SubmissionError(AppError):
     """A refusal of the submissions API: an AppError that reads its texts here."""

@@ -291,3 +291,115 @@ def test_metrics_refuses_an_address_not_allowed_unless_it_carries_the_token(tmp_
     assert client.get("/healthz").json() == {"ok": True}
     ready = client.get("/readyz").json()
     assert (ready["ok"], ready["database"], ready["mode"]) == (True, "ok", "one box")
+
+
+def test_two_bombers_cannot_hold_back_ten_honest_learners(pg_url, tmp_path):
+    """Two learners keep submitting compile bombs (each burns 6 s of a compile slot, then COMPILE_TIMEOUT);
+    once each has had one timed out, ten honest learners submit two kernels each. The stated bound
+    (README "Running a class"): learners whose compile timed out this hour share at most slots - 1 of a
+    worker's slots, so an honest compile no longer waits for a bomb: every honest compile starts within
+    half a bomb's time of its post (it waits only for the honest compiles ahead of it). A held-back
+    bomber is told why and until when, in their language."""
+    import threading
+
+    import httpx
+
+    bomb_seconds = 6.0
+    log = tmp_path / "fake-gpu.log"
+    server = cluster_server(tmp_path / "web", pg_url, submission_max_in_flight="1", submission_per_hour="100",
+                            compile_budget_seconds="1000").start()
+    workers = Workers(pg_url, tmp_path / "workers", dispatcher_gpu="on", fake_gpu_seconds="0.05",
+                      fake_bomb_seconds=str(bomb_seconds), fake_gpu_log=str(log), compile_budget_seconds="1000",
+                      compile_slots="2")
+    honest = [f"honest{i}" for i in range(10)]
+    stop = threading.Event()
+    posted_at: dict[str, float] = {}
+    held_back: list[dict] = []
+    try:
+        tokens = add_users(pg_url, ["bomber0", "bomber1", *honest], token_only=True)
+        workers.start(0)
+
+        def submit(http, name, tag):
+            answer = http.post("/api/exercises/gemm/submissions", headers={"Authorization": f"Bearer {tokens[name]}"},
+                               json={"source": gemm_source(tag), "launch": {"block": [32, 32, 1], "tile": [32, 32],
+                                                                            "smem": 0}})
+            assert answer.status_code == 202, answer.text
+            return answer.json()["id"]
+
+        def wait_done(http, name, sub_id):
+            while not stop.is_set():
+                view = http.get(f"/api/submissions/{sub_id}?lang=ko",
+                                headers={"Authorization": f"Bearer {tokens[name]}"}).json()
+                if view["state"] == "done":
+                    return
+                if view["waiting_reason"] and len(held_back) < 50:
+                    held_back.append(view)
+                time.sleep(0.05)
+
+        def bomber(name):
+            with httpx.Client(base_url=server.url, timeout=30) as http:
+                n = 0
+                while not stop.is_set():
+                    wait_done(http, name, submit(http, name, f"compile bomb {name} {n}"))
+                    n += 1
+
+        def learner(name):
+            with httpx.Client(base_url=server.url, timeout=30) as http:
+                for n in range(2):
+                    tag = f"{name} {n}"
+                    posted_at[tag] = time.time()
+                    wait_done(http, name, submit(http, name, tag))
+
+        bombers = [threading.Thread(target=bomber, args=(f"bomber{i}",), daemon=True) for i in range(2)]
+        for thread in bombers:
+            thread.start()
+        deadline = time.monotonic() + 90
+        while len(rows(pg_url, "SELECT id FROM submission WHERE result LIKE '%COMPILE_TIMEOUT%'")) < 2:
+            assert time.monotonic() < deadline, workers.logs()
+            time.sleep(0.1)
+        learners = [threading.Thread(target=learner, args=(name,)) for name in honest]
+        for thread in learners:
+            thread.start()
+        for thread in learners:
+            thread.join(120)
+    finally:
+        stop.set()
+        workers.stop_all()
+        server.stop()
+    runs = fake_log(log)
+    waits = {tag: min(e["t"] for e in runs[tag] if e["ev"] == "compile") - posted_at[tag] for tag in posted_at}
+    print(f"honest compile waits: max {max(waits.values()):.2f} s, bomb {bomb_seconds} s")
+    assert len(waits) == 20 and all(e["ev"] != "no-gpu" for entries in runs.values() for e in entries)
+    assert max(waits.values()) <= bomb_seconds / 2, sorted(waits.values())
+    assert [tuple(r) for r in rows(pg_url, "SELECT COUNT(*) FROM submission s JOIN \"user\" u ON u.id = s.user_id "
+                                           "WHERE u.username LIKE 'honest%' AND s.verdict = 'PASSED'")] == [(20,)]
+    cooling = [v for v in held_back if v["waiting_reason"] == "compile_cooldown"]
+    assert cooling and "다른 학습자가 비워 둔 컴파일 자리" in cooling[0]["state_text"], held_back[:3]
+    assert cooling[0]["waiting_until"].endswith("Z")
+
+
+def test_a_learner_over_the_compile_budget_is_told_why_and_until_when(tmp_path, make_client, api_for):
+    """The compile stage holds a row back (app/cluster/compile.py); the learner's view says so in their
+    language, with the time (UTC) and the minutes left."""
+    import datetime as dt
+
+    from sqlalchemy import update
+
+    from app.submissions.models import Submission
+
+    client = make_client(make_settings(tmp_path, dispatcher_enabled=False))
+    ann = api_for(client, "ann")
+    sub_id = ann.submit(gemm_source("budget")).json()["id"]
+    until = dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0) + dt.timedelta(minutes=12, seconds=30)
+    with client.app.state.session_factory() as db:
+        db.execute(update(Submission).where(Submission.id == sub_id).values(waiting_reason="compile_budget",
+                                                                            waiting_until=until))
+        db.commit()
+    en = ann.get(sub_id, params={"lang": "en"}).json()
+    ko = ann.get(sub_id, params={"lang": "ko"}).json()
+    hhmmss = until.strftime("%H:%M:%S")
+    assert en["waiting_reason"] == "compile_budget" and en["waiting_until"] == until.isoformat() + "Z"
+    assert en["state_text"] == (f"Waiting: you used this hour's compile time, so your next compile starts in about "
+                                f"13 minute(s), at {hhmmss} UTC. Submissions of other learners are not slowed.")
+    assert ko["state_text"] == (f"이번 한 시간 동안 쓸 수 있는 컴파일 시간을 다 써서 기다리고 있어요. 약 13분 뒤, "
+                                f"UTC {hhmmss}에 다음 컴파일이 시작돼요. 다른 학습자의 제출은 느려지지 않아요.")
