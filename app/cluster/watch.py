@@ -24,6 +24,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("queue", help="grading queue: waiting jobs, oldest wait, running per GPU, workers")
     p.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     p.add_argument("--watch", type=float, default=0, metavar="SECONDS", help="repeat every SECONDS (Ctrl-C stops)")
+    p.add_argument("--forget", metavar="NAME", help="remove a dead worker's row (a GPU host that is gone for good)")
     p.set_defaults(func=run)
 
 
@@ -116,6 +117,14 @@ def run(args: argparse.Namespace) -> int:
 
     settings = Settings()
     engine = make_engine(settings.resolved_database_url)
+    if args.forget:
+        from sqlalchemy.orm import Session
+
+        from app.cluster import registry
+
+        with Session(engine) as db:
+            registry.forget(db, args.forget)
+        print(f"forgot worker {args.forget}")
     try:
         while True:
             view = snapshot(engine, settings.worker_stalled_seconds)
