@@ -95,14 +95,20 @@ def gpu_problem(index: int) -> str | None:
 
 
 def quiet_maintenance(record: logging.LogRecord) -> bool:
-    """Drop procrastinate's per-job INFO lines of the periodic maintenance tasks (every few seconds on
-    every idle worker); their warnings and errors, and every grading job's lines, stay."""
+    """Drop procrastinate's INFO lines about the periodic maintenance tasks (deferred, started, ended:
+    every few seconds on every idle worker); their warnings and errors, and every grading job's lines,
+    stay."""
     from app.cluster.jobs import RECONCILE_TASK, RETRY_TASK
 
     if record.levelno >= logging.WARNING or not record.name.startswith("procrastinate"):
         return True
+    maintenance = (RETRY_TASK, RECONCILE_TASK)
+    jobs = list(getattr(record, "jobs", None) or []) + [getattr(record, "job", None)]
+    names = [job.get("task_name") for job in jobs if isinstance(job, dict)]
+    if names and all(name in maintenance for name in names):
+        return False
     message = record.getMessage()
-    return RETRY_TASK not in message and RECONCILE_TASK not in message and "periodic" not in message.lower()
+    return not any(name in message for name in maintenance)
 
 
 async def database_answers(conninfo_: str) -> bool:

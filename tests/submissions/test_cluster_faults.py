@@ -403,3 +403,29 @@ def test_a_learner_over_the_compile_budget_is_told_why_and_until_when(tmp_path, 
                                 f"13 minute(s), at {hhmmss} UTC. Submissions of other learners are not slowed.")
     assert ko["state_text"] == (f"이번 한 시간 동안 쓸 수 있는 컴파일 시간을 다 써서 기다리고 있어요. 약 13분 뒤, "
                                 f"UTC {hhmmss}에 다음 컴파일이 시작돼요. 다른 학습자의 제출은 느려지지 않아요.")
+
+
+def test_an_idle_worker_logs_no_line_per_maintenance_run():
+    """The periodic maintenance tasks run every few seconds on every worker; their per-run INFO lines are
+    dropped, their warnings and every grading job's lines are kept."""
+    from app.cluster.worker import quiet_maintenance
+
+    def record(name: str, level: int, message: str, **extra) -> logging.LogRecord:
+        made = logging.LogRecord(name, level, __file__, 1, message, None, None)
+        made.__dict__.update(extra)
+        return made
+
+    deferred = "Deferred 1 job"  # procrastinate names the job only in the record's extra fields
+    assert not quiet_maintenance(record("procrastinate.jobs", logging.INFO, deferred,
+                                        jobs=[{"task_name": "mkc.retry_stalled", "id": 7}]))
+    assert quiet_maintenance(record("procrastinate.jobs", logging.INFO, deferred,
+                                    jobs=[{"task_name": "mkc.compile_submission", "id": 8}]))
+
+    assert not quiet_maintenance(record("procrastinate.worker", logging.INFO,
+                                        "Starting job mkc.retry_stalled[7](timestamp=1)"))
+    assert not quiet_maintenance(record("procrastinate.worker", logging.INFO,
+                                        "Job mkc.reconcile[8](timestamp=1) ended with status: Success, lasted 0.01 s"))
+    assert quiet_maintenance(record("procrastinate.worker", logging.WARNING, "Job mkc.retry_stalled[9] failed"))
+    assert quiet_maintenance(record("procrastinate.worker", logging.INFO,
+                                    "Starting job mkc.grade_submission[10](submission_id=3)"))
+    assert quiet_maintenance(record("app.cluster.jobs", logging.INFO, "mkc.retry_stalled requeued 2"))
