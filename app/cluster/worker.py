@@ -213,7 +213,9 @@ async def _serve(args: argparse.Namespace, settings) -> int:
                                                settings.worker_heartbeat_seconds, log))
     try:
         while True:
-            app = make_app(settings.resolved_database_url, min_size=1, max_size=6)  # a fresh pool each round
+            # A fresh pool each round; a connection that cannot be had in 10 s is a database fault (the
+            # pool would wait 30 s by default before the reconnect loop below takes over).
+            app = make_app(settings.resolved_database_url, min_size=1, max_size=6, timeout=10)
             workers[:] = []
             if not args.no_gpu:  # one timed job at a time on this GPU
                 workers.append(Worker(app, queues=[GRADING_QUEUE, MAINTENANCE_QUEUE], concurrency=1, name=name,
@@ -227,8 +229,8 @@ async def _serve(args: argparse.Namespace, settings) -> int:
                 async with app.open_async():
                     await run_together(workers)
             except Exception as exc:  # the database went away under procrastinate (or never answered)
-                log.warning("worker %s: queue connection lost (%s)", name, str(exc).splitlines()[0][:160]
-                            if str(exc) else type(exc).__name__)
+                log.warning("worker %s: queue connection lost (%s: %s)", name, type(exc).__name__,
+                            " ".join(str(exc).split())[:160])
             if outcome["stopping"]:
                 break
             # procrastinate stopped on its own: a side task (heartbeat, LISTEN) met a database error.
@@ -291,7 +293,7 @@ async def wait_for_database(conninfo_: str, patience: float, log: logging.Logger
             return True
         if time.monotonic() - started >= patience:
             return False
-        log.warning("database unreachable; trying again in %.0f s", delay)
+        log.warning("database unreachable; trying again in %.1f s", delay)
         await asyncio.sleep(delay)
         delay = min(delay * 2, 15.0)
     return False
