@@ -133,7 +133,7 @@ async def _serve(args: argparse.Namespace, settings) -> int:
     from app.core.migrate import require_head
     from app.submissions import lanes, queue
     from app.submissions.cli import catalog_slugs
-    from app.submissions.dispatcher import Dispatcher
+    from app.submissions.dispatcher import DATABASE_ERRORS, Dispatcher
     from app.submissions.runtime import dispatcher_config
 
     engine = make_engine(settings.resolved_database_url)
@@ -207,8 +207,11 @@ async def _serve(args: argparse.Namespace, settings) -> int:
              "none" if args.no_gpu else args.gpu, slots)
     patience = settings.worker_database_patience_seconds
     gpu_index = None if args.no_gpu else args.gpu
-    with session_factory() as db:
-        registry.start(db, name, gpu_index, slots)
+    try:
+        with session_factory() as db:
+            registry.start(db, name, gpu_index, slots)
+    except DATABASE_ERRORS:  # a blip right now: the first heartbeat that reaches the database writes the row
+        log.warning("worker %s: database unreachable at start; its row is written by the next heartbeat", name)
     beating = asyncio.create_task(keep_beating(session_factory, name, gpu_index, slots,
                                                settings.worker_heartbeat_seconds, log))
     try:

@@ -182,6 +182,8 @@ def test_postgresql_restarted_mid_grade_and_down_15_s_loses_and_fails_no_job(tmp
         ids = [i for *_, i in post_burst(server.url, tokens, 1, source=lambda name, n: gemm_source(name))]
         workers.start(0)
         workers.start(1)
+        # both up (a worker that meets the fault while it starts exits non-zero for its supervisor)
+        _wait_for(url, "SELECT 1 FROM grading_worker HAVING COUNT(*) = 2", time.monotonic() + 120, workers.logs())
         on_gpu = "SELECT id FROM submission WHERE state IN ('checking', 'timing')"
         _wait_for(url, on_gpu, time.monotonic() + 120, workers.logs())
         pg.restart()
