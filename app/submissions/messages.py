@@ -41,9 +41,16 @@ STATES = {
     "cancelled": _("Cancelled."),
 }
 
-WAITS = {  # why a queued submission is not taken yet, when it is not its turn that it waits for
+# Why a queued submission waits longer than its turn, with when it may go on: the learner's hourly
+# GPU time is used up (app.submissions.gpu_budget), or, from ``submission.waiting_reason``, their
+# hourly compile time is used up or their last compile ran out of time.
+WAITING = {
     "gpu_budget": _("Waiting: you used %(used)s of your %(budget)s seconds of GPU time this hour. "
                     "Your next job can run at %(time)s (UTC)."),
+    "compile_budget": _("Waiting: you used this hour's compile time, so your next compile starts in about "
+                        "%(minutes)s min, at %(until)s UTC. Submissions of other learners are not slowed."),
+    "compile_cooldown": _("Waiting: your last compile ran out of time, so your compiles only take a slot that "
+                          "other learners leave free. Next try at %(until)s UTC."),
 }
 
 
