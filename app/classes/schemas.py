@@ -13,8 +13,9 @@ Role = Literal["learner", "grader", "instructor"]
 
 
 class ClassCreate(BaseModel):
-    name: str = Field(max_length=200, examples=["GPU Programming 101"])
-    term: str = Field(default="", max_length=200, examples=["2026 Fall"])
+    # a name needs a character that is not a space (the service collapses runs of spaces)
+    name: str = Field(min_length=1, max_length=120, pattern=r"\S", examples=["GPU Programming 101"])
+    term: str = Field(default="", max_length=64, examples=["2026 Fall"])
     notice_lang: Literal["ko", "en"] = Field(default="ko", description="the language of the class's notices")
     tz: str = Field(default="UTC", max_length=64, examples=["Asia/Seoul"],
                     description="IANA time zone the class's deadlines are stated in")
@@ -202,12 +203,19 @@ class BoardOut(BaseModel):
 
 class StrikeRequest(BaseModel):
     submission_id: BodyRowId
-    reason: str = Field(max_length=4000)
+    reason: str = Field(min_length=1, max_length=2000, pattern=r"\S",
+                        description="why the entry is struck (shown to the learner and kept in the audit)")
 
 
 class BoardProfileIn(BaseModel):
+    # An alias is shown only with use_alias, and then it must have a character that is not a space:
+    # said in the schema as well (if/then), so a client generated from it knows.
+    model_config = {"json_schema_extra": {
+        "if": {"properties": {"use_alias": {"const": True}}, "required": ["use_alias"]},
+        "then": {"properties": {"alias": {"type": "string", "pattern": "\\S"}}, "required": ["alias"]}}}
+
     use_alias: bool = False
-    alias: str = Field(default="", max_length=200)
+    alias: str = Field(default="", max_length=32)
     site_board: bool = Field(default=False, description="take part in the site-wide board")
 
 

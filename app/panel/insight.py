@@ -87,7 +87,9 @@ def lesson_link(folder: str, heading: dict, lang: str) -> dict | None:
     title = (heading or {}).get(lang) or (heading or {}).get("en")
     if not title:
         return None
-    return {"href": f"/{lang}/lessons/{slug}#{_slugify(title)}", "title": title}
+    # sections carry the English text's ids in both languages, so one link reaches either page
+    anchor = _slugify((heading or {}).get("en") or title)
+    return {"href": f"/{lang}/lessons/{slug}#{anchor}", "title": title}
 
 
 def _num(v: float | None, digits: int = 3) -> str:

@@ -9,14 +9,15 @@ still takes submissions, which wait for a GPU.
 """
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 
+from app.core.bodies import make_router
 from app.routes.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS
 
-router = APIRouter(include_in_schema=False)
+router = make_router(include_in_schema=False)
 NO_STORE = {"Cache-Control": "no-store"}
 
 

@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Histogram, generate_latest, values
 from prometheus_client.core import GaugeHistogramMetricFamily, GaugeMetricFamily, Metric
@@ -30,10 +30,11 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
+from app.core.bodies import make_router
 from app.core.clock import utcnow
 from app.core.errors import AppError
 
-router = APIRouter(include_in_schema=False)
+router = make_router(include_in_schema=False)
 WINDOW = dt.timedelta(hours=1)
 WAIT_BUCKETS = (1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600)
 RUN_BUCKETS = (0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60)

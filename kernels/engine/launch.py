@@ -65,8 +65,16 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+def _as_int(v: Any) -> int | None:
+    """``v`` as an int, or None. JSON has one number type: 256.0 is the integer 256 (JSON Schema says
+    so too, and clients that write every number as a double send it), so an integral float counts."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**63:
+        return int(v)
+    return None
 
 
 def parse_launch(request: Any, limits: DeviceLimits = SM90) -> LaunchPlan:
@@ -87,9 +95,10 @@ def parse_launch(request: Any, limits: DeviceLimits = SM90) -> LaunchPlan:
 
     block = _int_list(request["block"], "block", 3)
     tile = _int_list(request["tile"], "tile", 2)
-    smem = request.get("smem", 0)
-    if not _is_int(smem) or smem < 0:
-        raise LaunchRejected(codes.LAUNCH_SMEM_NOT_INT, value=_safe(smem))
+    raw_smem = request.get("smem", 0)
+    smem = _as_int(raw_smem)
+    if smem is None or smem < 0:
+        raise LaunchRejected(codes.LAUNCH_SMEM_NOT_INT, value=_safe(raw_smem))
     profile = request.get("profile", False)
     if not isinstance(profile, bool):
         raise LaunchRejected(codes.LAUNCH_PROFILE_NOT_BOOL, value=_safe(profile))
@@ -137,10 +146,11 @@ def check_shared_total(plan: LaunchPlan, static_shared_bytes: int | None,
 def _int_list(value: Any, key: str, n: int) -> list[int]:
     if not isinstance(value, (list, tuple)) or len(value) != n:
         raise LaunchRejected(codes.LAUNCH_BAD_SHAPE, key=key, expected_length=n)
-    for i, v in enumerate(value):
-        if not _is_int(v) or v < 1:
-            raise LaunchRejected(codes.LAUNCH_NOT_POSITIVE_INT, key=key, index=i, value=_safe(v))
-    return list(value)
+    ints = [_as_int(v) for v in value]
+    for i, (v, raw) in enumerate(zip(ints, value, strict=True)):
+        if v is None or v < 1:
+            raise LaunchRejected(codes.LAUNCH_NOT_POSITIVE_INT, key=key, index=i, value=_safe(raw))
+    return [v for v in ints if v is not None]
 
 
 def _safe(v: Any) -> Any:

@@ -38,7 +38,7 @@ def test_merge_is_a_union_and_pays_once(user_client, app):
     assert set(answer["lessons"]) == {FIRST, SECOND}  # nothing lost, both sides kept
     assert answer["strip"]["lessons_done"] == 2
     assert answer["strip"]["xp"] == lesson_xp(app, FIRST) + lesson_xp(app, SECOND)
-    assert 'data-strip' in answer["strip_html"] and "2</strong>/5" in answer["strip_html"]
+    assert 'data-strip' in answer["strip_html"] and "2</strong>/7" in answer["strip_html"]
     again = merge(user_client, {"completed": {SECOND: "2026-11-20T08:00:00Z"}})
     assert again["strip"]["xp"] == answer["strip"]["xp"] and again["merged"] == []
 
@@ -80,7 +80,7 @@ def test_bilingual_comes_from_what_the_server_saw_not_from_a_merged_claim(user_c
 def test_pages_show_true_progress_for_the_signed_in_reader(user_client, new_client, app):
     complete(user_client, LESSON, "ko")
     page = user_client.get("/en/").text
-    assert f'data-completed="{LESSON}"' in page and "1</strong>/5" in page
+    assert f'data-completed="{LESSON}"' in page and "1</strong>/7" in page
     assert f"{lesson_xp(app, LESSON)}</strong> XP" in page
     lesson = user_client.get(f"/ko/lessons/{LESSON}")
     assert lesson.headers["cache-control"] == "private, no-store"

@@ -141,11 +141,12 @@ def test_create_admin_cli(tmp_path):
         return subprocess.run([sys.executable, "-m", "app", "create-admin", *args], cwd=PROJECT_ROOT,
                               env=env, input=stdin, capture_output=True, text=True, timeout=120)
     created = run("boss", "--password-stdin", stdin="a long admin password\n")
-    assert created.returncode == 0 and "created admin boss" in created.stdout
+    assert created.returncode == 0 and "Created the administrator boss." in created.stdout
+    assert "관리자 boss 계정을 만들었어요." in created.stdout
     weak = run("boss2", "--password-stdin", stdin="short\n")
     assert weak.returncode == 1 and "at least 10 characters" in weak.stderr
     again = run("BOSS", "--password-stdin", stdin="\n")
-    assert again.returncode == 0 and "is now an admin" in again.stdout
+    assert again.returncode == 0 and "boss is now an administrator. Their password was not changed." in again.stdout
 
 
 def test_role_table():

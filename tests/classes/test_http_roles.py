@@ -140,7 +140,8 @@ def test_bad_input_is_a_clear_refusal_never_a_500(term):
                                                      "due_at": "2026-12-02T00:00", "exercises": ["nope"]},
             "unknown_exercise"),
            ("POST", "/api/classes/{c}/members", {"username": "ghost"}, "user_unknown"),
-           ("POST", "/api/classes", {"name": "", "tz": "Asia/Seoul"}, "class_name_required"),
+           # the schema says a name needs a non-space character: refused before the service, naming the field
+           ("POST", "/api/classes", {"name": " ", "tz": "Asia/Seoul"}, "invalid_request"),
            ("POST", "/api/classes", {"name": "X", "tz": "Nowhere/Else"}, "bad_timezone")]
     for method, path, body, code in bad:
         response = _call(client, tokens, ids, "instructor_own", method, path, body)

@@ -47,7 +47,8 @@ def test_vector_output_grid(tmp_path):
     ({"block": "32,32,1", "tile": [1, 1]}, codes.LAUNCH_BAD_SHAPE),
     ({"block": [0, 1, 1], "tile": [1, 1]}, codes.LAUNCH_NOT_POSITIVE_INT),
     ({"block": [-32, 1, 1], "tile": [1, 1]}, codes.LAUNCH_NOT_POSITIVE_INT),
-    ({"block": [32.0, 1, 1], "tile": [1, 1]}, codes.LAUNCH_NOT_POSITIVE_INT),
+    ({"block": [32.5, 1, 1], "tile": [1, 1]}, codes.LAUNCH_NOT_POSITIVE_INT),
+    ({"block": [float("inf"), 1, 1], "tile": [1, 1]}, codes.LAUNCH_NOT_POSITIVE_INT),
     ({"block": [True, 1, 1], "tile": [1, 1]}, codes.LAUNCH_NOT_POSITIVE_INT),
     ({"block": [1, 1, 1], "tile": ["32", 1]}, codes.LAUNCH_NOT_POSITIVE_INT),
     ({"block": [1, 1, 1], "tile": [1, 1], "smem": -1}, codes.LAUNCH_SMEM_NOT_INT),
@@ -66,6 +67,13 @@ def test_each_mistake_has_its_code(gemm_exercise, request_, code):
     assert info.value.code == code
     import json
     json.dumps(info.value.params, allow_nan=False)  # params are JSON-safe
+
+
+def test_an_integral_float_is_the_integer(gemm_exercise):
+    # JSON has one number type: a client that writes every number as a double sends 32.0 for 32
+    plan = validate_launch({"block": [32.0, 8.0, 1], "tile": [32, 32.0], "smem": 1024.0}, gemm_exercise)
+    assert plan.block == (32, 8, 1) and plan.tile == (32, 32) and plan.smem == 1024
+    assert all(type(v) is int for v in (*plan.block, *plan.tile, plan.smem))
 
 
 def test_limits_are_inclusive(gemm_exercise):

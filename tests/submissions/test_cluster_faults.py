@@ -402,7 +402,7 @@ def test_a_learner_over_the_compile_budget_is_told_why_and_until_when(tmp_path, 
     hhmmss = until.strftime("%H:%M:%S")
     assert en["waiting_reason"] == "compile_budget" and en["waiting_until"] == until.isoformat() + "Z"
     assert en["state_text"] == (f"Waiting: you used this hour's compile time, so your next compile starts in about "
-                                f"13 minute(s), at {hhmmss} UTC. Submissions of other learners are not slowed.")
+                                f"13 min, at {hhmmss} UTC. Submissions of other learners are not slowed.")
     assert ko["state_text"] == (f"이번 한 시간 동안 쓸 수 있는 컴파일 시간을 다 써서 기다리고 있어요. 약 13분 뒤, "
                                 f"UTC {hhmmss}에 다음 컴파일이 시작돼요. 다른 학습자의 제출은 느려지지 않아요.")
 
