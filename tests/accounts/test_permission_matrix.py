@@ -190,3 +190,59 @@ def test_every_route_as_every_caller(callers, method, path):
             assert _refused(answer), seen
         else:
             assert answer.status_code != 401 and not _refused(answer), seen
+
+
+# A class's pages and reports: who may read them follows the class's roster, not the site role (README
+# "Teaching a class"): a site learner, grader or instructor who is not on the roster is refused; a site
+# administrator (classes.all) reads every class.
+CLASS_READS = sorted(op for op in OPERATIONS if op[0] == "GET" and "{class_id}" in op[1])
+ROSTER_DECIDES = {"visitor": "sign in", "learner": "refused", "grader": "refused", "instructor": "refused",
+                  "admin": "reads"}
+
+
+def test_the_class_reads_are_the_known_ones():
+    assert CLASS_READS == [
+        ("GET", "/api/classes/{class_id}"),
+        ("GET", "/api/classes/{class_id}/assignments/{assignment_id}/insight"),
+        ("GET", "/api/classes/{class_id}/boards/{exercise}"),
+        ("GET", "/api/classes/{class_id}/gradebook"),
+        ("GET", "/api/classes/{class_id}/gradebook.csv"),
+        ("GET", "/api/classes/{class_id}/members"),
+        ("GET", "/api/classes/{class_id}/submissions"),
+        ("GET", "/{lang:lang}/classes/{class_id}"),
+        ("GET", "/{lang:lang}/classes/{class_id}/assignments/{assignment_id}/insight"),
+        ("GET", "/{lang:lang}/classes/{class_id}/boards/{exercise}"),
+        ("GET", "/{lang:lang}/classes/{class_id}/gradebook"),
+        ("GET", "/{lang:lang}/classes/{class_id}/submissions"),
+    ]
+
+
+@pytest.fixture(scope="module")
+def someone_elses_class(callers):
+    """A class run by an instructor who is none of the callers; no caller is on its roster."""
+    from app.accounts.users import find_user
+    from app.classes import roster
+
+    client, _ = callers
+    add_user(client.app, "kim", "instructor")
+    with client.app.state.session_factory() as db:
+        row = roster.create_class(db, find_user(db, "kim"), "Kim's class")
+        db.commit()
+        return str(row.id)
+
+
+@pytest.mark.parametrize("method, path", CLASS_READS)
+def test_a_class_is_read_by_its_roster_not_by_a_site_role(callers, someone_elses_class, method, path):
+    client, headers = callers
+    url = _url(path.replace("{class_id}", someone_elses_class))
+    for caller, expected in ROSTER_DECIDES.items():
+        answer = client.get(url, headers={**headers[caller], "Accept-Language": "en"}, follow_redirects=False)
+        seen = (caller, answer.status_code, answer.text[:300])
+        assert answer.status_code < 500, seen
+        if expected == "sign in":
+            assert _sent_to_sign_in(answer) or answer.status_code == 401, seen
+        elif expected == "refused":
+            assert _refused(answer), seen
+        else:  # 404 only where the path names what the class lacks: no such assignment, leaderboards off
+            missing = "{assignment_id}" in path or "{exercise}" in path
+            assert answer.status_code == (404 if missing else 200) and not _refused(answer), seen
