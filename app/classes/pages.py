@@ -361,20 +361,23 @@ def _strike(request: Request, lang: str, auth: authn.Auth, db: Session, form: di
     if class_id is not None:
         access = class_access(db, auth, class_id, "board.strike")
         learners: list[int] | None = boards.class_learners(db, class_id)
-        back, board_of = f"/{lang}/classes/{class_id}/boards/{exercise}", lambda: class_board(
-            db, access, exercise, course(request, lang))
+        back = f"/{lang}/classes/{class_id}/boards/{exercise}"
+        # The board is read before the strike, so an unknown exercise or a board that is off is refused
+        # here. Read after a failed strike, its refusal came after the rollback had expired the signed-in
+        # user, and the error page could no longer read them (a 500).
+        board = class_board(db, access, exercise, course(request, lang))
     else:
         if not can(auth.user.role, Permission.REVIEW_SUBMISSIONS):
             raise ClassesError("forbidden", status=403)
         learners, back = None, f"/{lang}/boards/{exercise}"
-        board_of = lambda: site_board(db, auth, exercise, course(request, lang))  # noqa: E731
+        board = site_board(db, auth, exercise, course(request, lang))
     try:
         submission_id = _row_id(form, "submission_id", "not_on_board")
         boards.strike(db, auth.user, submission_id, form.get("reason", ""), class_id=class_id, learners=learners)
         db.commit()
     except ClassesError as exc:
         db.rollback()
-        return _board_page(request, lang, auth, board_of(), back[len(lang) + 1:], back + "/strike",
+        return _board_page(request, lang, auth, board, back[len(lang) + 1:], back + "/strike",
                            access.row if class_id is not None else None, form=form, error_text=exc.message(lang),
                            status=exc.status)
     return RedirectResponse(back + "?done=struck", status_code=303)

@@ -1,7 +1,8 @@
 """Every route of the app tried as every kind of caller: a visitor, a learner, a grader, an
 instructor and an admin. The routes come from the running app, so a route added tomorrow is tried
 too; what each caller may do is written out here with literal values (graders review submissions,
-instructors moderate comments and preview drafts, admins do everything), so that a permission
+instructors moderate comments, preview drafts and create classes, admins do everything and see every
+class), so that a permission
 granted to the wrong role, or a route guarded by the wrong permission, fails this test.
 
 Signed-in callers use personal API tokens (no CSRF step), so a 403 is the permission check's own
@@ -33,6 +34,8 @@ HOLDERS = {
     "xp.adjust": {"grader", "admin"},
     "comments.moderate": {"instructor", "admin"},
     "users.manage": {"admin"},
+    "classes.create": {"instructor", "admin"},  # inside a class, its roster roles decide (README "Teaching a class")
+    "classes.all": {"admin"},
 }
 
 # The routes a permission guards (through require_permission), and the permission.
@@ -42,6 +45,13 @@ GUARDED = {
     ("POST", "/api/admin/users/{username}/role"): "users.manage",
     ("GET", "/{lang:lang}/admin/users"): "users.manage",
     ("POST", "/{lang:lang}/admin/users/{user_id}/role"): "users.manage",
+    ("POST", "/{lang:lang}/admin/users/{user_id}/reset-link"): "users.manage",
+    # connecting an LMS is an administrator's page (README "Connecting an LMS")
+    ("GET", "/{lang:lang}/admin/lti"): "users.manage",
+    ("POST", "/{lang:lang}/admin/lti"): "users.manage",
+    ("POST", "/{lang:lang}/admin/lti/rotate-key"): "users.manage",
+    ("POST", "/{lang:lang}/admin/lti/{platform_id}/delete"): "users.manage",
+    ("POST", "/{lang:lang}/admin/lti/{platform_id}/deployments"): "users.manage",
     ("GET", "/api/graders/submissions"): "submissions.review",
     ("GET", "/api/graders/submissions.csv"): "submissions.review",
     ("GET", "/api/graders/stuck.csv"): "submissions.review",
@@ -51,6 +61,7 @@ GUARDED = {
     ("GET", "/{lang:lang}/graders"): "submissions.review",
     ("GET", "/{lang:lang}/graders/stuck"): "submissions.review",
     ("GET", "/{lang:lang}/graders/submissions/{sub_id}"): "submissions.review",
+    ("GET", "/{lang:lang}/graders/submissions/{sub_id}/{kind}"): "submissions.review",
     ("POST", "/{lang:lang}/graders/submissions/{sub_id}/{kind}"): "submissions.review",
 }
 
@@ -63,7 +74,15 @@ CHECKED_INSIDE = {
     ("POST", "/api/comments/{comment_id}/restore"): "comments.moderate",
     ("POST", "/api/lessons/{slug}/comments/lock"): "comments.moderate",
     ("POST", "/api/lessons/{slug}/comments/unlock"): "comments.moderate",
+    ("POST", "/{lang:lang}/classes"): "classes.create",
+    # the site-wide leaderboard: a grader strikes an entry (README "Teaching a class"); a class's own
+    # board is struck by the class's graders, whom its roster names, not the site role
+    ("POST", "/{lang:lang}/boards/{exercise}/strike"): "submissions.review",
 }
+
+# Guarded by the caller's address or a token of its own (MKC_METRICS_ALLOW, MKC_METRICS_TOKEN), never by a
+# role: a test client's address is not allowed, so every caller, an administrator too, gets 403.
+ADDRESS_GUARDED = {("GET", "/metrics")}
 REFUSALS = ("You do not have permission to do that.", "Only instructors and administrators can do that.")
 
 # Values for path parameters: things that exist where that matters (a lesson, an exercise, a user),
@@ -146,6 +165,11 @@ def _refused(answer) -> bool:
     return answer.status_code == 403 and any(text in answer.text for text in REFUSALS)
 
 
+def _sent_to_sign_in(answer) -> bool:
+    """A class page sends a visitor to the sign-in page (coming back afterwards) instead of a bare 401."""
+    return answer.status_code == 303 and answer.headers["location"].startswith("/en/signin?next=/en/")
+
+
 @pytest.mark.parametrize("method, path", OPERATIONS)
 def test_every_route_as_every_caller(callers, method, path):
     client, headers = callers
@@ -157,10 +181,68 @@ def test_every_route_as_every_caller(callers, method, path):
                                 follow_redirects=False, **kwargs)
         seen = (caller, answer.status_code, answer.text[:300])
         assert answer.status_code < 500, seen
-        if caller == "visitor":
+        if (method, path) in ADDRESS_GUARDED:
+            assert answer.status_code == 403, seen
+        elif caller == "visitor":
             if permission or signed_in_only:  # a form's CSRF check may refuse a visitor before sign-in does
-                assert answer.status_code in (401, 403) and not _refused(answer), seen
+                assert _sent_to_sign_in(answer) or answer.status_code in (401, 403) and not _refused(answer), seen
         elif permission is not None and caller not in HOLDERS[permission]:
             assert _refused(answer), seen
         else:
             assert answer.status_code != 401 and not _refused(answer), seen
+
+
+# A class's pages and reports: who may read them follows the class's roster, not the site role (README
+# "Teaching a class"): a site learner, grader or instructor who is not on the roster is refused; a site
+# administrator (classes.all) reads every class.
+CLASS_READS = sorted(op for op in OPERATIONS if op[0] == "GET" and "{class_id}" in op[1])
+ROSTER_DECIDES = {"visitor": "sign in", "learner": "refused", "grader": "refused", "instructor": "refused",
+                  "admin": "reads"}
+
+
+def test_the_class_reads_are_the_known_ones():
+    assert CLASS_READS == [
+        ("GET", "/api/classes/{class_id}"),
+        ("GET", "/api/classes/{class_id}/assignments/{assignment_id}/insight"),
+        ("GET", "/api/classes/{class_id}/boards/{exercise}"),
+        ("GET", "/api/classes/{class_id}/gradebook"),
+        ("GET", "/api/classes/{class_id}/gradebook.csv"),
+        ("GET", "/api/classes/{class_id}/members"),
+        ("GET", "/api/classes/{class_id}/submissions"),
+        ("GET", "/{lang:lang}/classes/{class_id}"),
+        ("GET", "/{lang:lang}/classes/{class_id}/assignments/{assignment_id}/insight"),
+        ("GET", "/{lang:lang}/classes/{class_id}/boards/{exercise}"),
+        ("GET", "/{lang:lang}/classes/{class_id}/gradebook"),
+        ("GET", "/{lang:lang}/classes/{class_id}/submissions"),
+    ]
+
+
+@pytest.fixture(scope="module")
+def someone_elses_class(callers):
+    """A class run by an instructor who is none of the callers; no caller is on its roster."""
+    from app.accounts.users import find_user
+    from app.classes import roster
+
+    client, _ = callers
+    add_user(client.app, "kim", "instructor")
+    with client.app.state.session_factory() as db:
+        row = roster.create_class(db, find_user(db, "kim"), "Kim's class")
+        db.commit()
+        return str(row.id)
+
+
+@pytest.mark.parametrize("method, path", CLASS_READS)
+def test_a_class_is_read_by_its_roster_not_by_a_site_role(callers, someone_elses_class, method, path):
+    client, headers = callers
+    url = _url(path.replace("{class_id}", someone_elses_class))
+    for caller, expected in ROSTER_DECIDES.items():
+        answer = client.get(url, headers={**headers[caller], "Accept-Language": "en"}, follow_redirects=False)
+        seen = (caller, answer.status_code, answer.text[:300])
+        assert answer.status_code < 500, seen
+        if expected == "sign in":
+            assert _sent_to_sign_in(answer) or answer.status_code == 401, seen
+        elif expected == "refused":
+            assert _refused(answer), seen
+        else:  # 404 only where the path names what the class lacks: no such assignment, leaderboards off
+            missing = "{assignment_id}" in path or "{exercise}" in path
+            assert answer.status_code == (404 if missing else 200) and not _refused(answer), seen

@@ -175,3 +175,17 @@ def test_odd_ids_in_forms_are_a_clear_404(app, browsers, field, value, action):
                       ).headers["location"].split("?")[0]
     answer = _post(teacher, class_url, f"{class_url}/{action}", {field: value})
     assert answer.status_code == 404 and 'data-error' in answer.text
+
+
+def test_a_strike_on_a_board_that_is_off_or_unknown_is_a_clear_404(app, browsers):
+    """Refused before anything is written: the board is read first (read after the failed strike's
+    rollback, its refusal could not render the page for the signed-in grader: a 500)."""
+    teacher = browsers()
+    signup(teacher, "kim")
+    set_role(app, "kim", "admin")  # an administrator strikes on every board, the site's and every class's
+    class_url = _post(teacher, "/en/classes", "/en/classes", {"name": "A", "notice_lang": "en", "tz": "UTC"}
+                      ).headers["location"].split("?")[0]
+    board_off = _post(teacher, class_url, f"{class_url}/boards/gemm/strike", {"submission_id": "1", "reason": "copy"})
+    assert board_off.status_code == 404 and "This class has no leaderboards." in board_off.text
+    unknown = _post(teacher, "/en/boards/gemm", "/en/boards/no-such-exercise/strike", {"submission_id": "x"})
+    assert unknown.status_code == 404 and "Not found." in unknown.text
