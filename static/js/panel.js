@@ -296,7 +296,7 @@
         self.result.innerHTML = html;
         if (self.sourceWanted === id) {
           self.sourceWanted = null;
-          if (self.editor.getValue() === self.config.starter) self.loadSource(true);
+          if (self.editor.getValue() === self.starter()) self.loadSource(true);  // the starter in the page's language
         }
         var node = self.result.querySelector("[data-result-state]");
         var state = node ? node.getAttribute("data-result-state") : null;

@@ -30,7 +30,7 @@ def test_visitor_progress_is_merged_on_sign_up_without_reload(browser, server_ur
     assert "stored in this browser only" in page.locator(".progress-card .local-note").inner_text()
     page.locator("[data-mark-complete]").click()
     assert page.locator("[data-mark-complete]").get_attribute("aria-pressed") == "true"
-    assert "1/5 lessons" in _strip_text(page) and "0 XP" in _strip_text(page)
+    assert "1/7 lessons" in _strip_text(page) and "0 XP" in _strip_text(page)
     stored = page.evaluate("JSON.parse(localStorage.getItem('mkc-progress-v1'))")
     assert LESSON in stored["completed"] and stored["read"][LESSON] == ["en"]
 
@@ -53,7 +53,7 @@ def test_visitor_progress_is_merged_on_sign_up_without_reload(browser, server_ur
     # 3. ... the script merges it and repaints the strip in place
     page.wait_for_selector(f"[data-strip][data-completed*='{LESSON}']")  # (string predicates are eval: the CSP forbids it)
     strip = _strip_text(page)
-    assert "1/5 lessons" in strip and "30 XP" in strip and "1/12 achievements" in strip
+    assert "1/7 lessons" in strip and "30 XP" in strip and "1/12 achievements" in strip
     assert page.locator("[data-announce] .announce__item").first.is_visible()
     assert "First page turned" in page.locator("[data-announce]").inner_text()
     assert page.locator("[data-mark-complete]").get_attribute("aria-pressed") == "true"
@@ -66,7 +66,7 @@ def test_visitor_progress_is_merged_on_sign_up_without_reload(browser, server_ur
     # 4. the merge is on the server: a fresh page (and the profile) show it; no second merge is sent
     page.goto(f"{server_url}/en/")
     assert f'[data-lesson-slug="{LESSON}"] .mark--done' and page.locator(f'[data-lesson-slug="{LESSON}"] .mark--done').count() == 1
-    assert "1/5 lessons" in _strip_text(page)
+    assert "1/7 lessons" in _strip_text(page)
     page.goto(f"{server_url}/en/profile")
     assert page.locator('[data-achievement="first_lesson"][data-earned="yes"]').count() == 1
     assert page.locator(f'[data-xp-entry="lesson:{LESSON}"]').count() == 1
@@ -80,13 +80,13 @@ def test_visitor_progress_is_merged_on_sign_up_without_reload(browser, server_ur
     # 5. sign out: the header offers sign in again; signing back in shows the account's progress
     page.locator(".account-nav button[type=submit]").click()
     page.wait_for_url(re.compile(r"/en/$"))
-    assert page.locator("[data-signin-link]").is_visible() and "0/5 lessons" in _strip_text(page)
+    assert page.locator("[data-signin-link]").is_visible() and "0/7 lessons" in _strip_text(page)
     page.locator("[data-signin-link]").click()
     page.fill("input[name=username]", name)
     page.fill("input[name=password]", PASSWORD)
     page.locator("form[data-auth-form] button[type=submit]").click()
     page.wait_for_url(re.compile(r"/en/$"))
-    assert "1/5 lessons" in _strip_text(page) and "30 XP" in _strip_text(page)
+    assert "1/7 lessons" in _strip_text(page) and "30 XP" in _strip_text(page)
     assert len(merges) == 1
     assert errors == []
     context.close()

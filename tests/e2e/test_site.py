@@ -35,12 +35,12 @@ def test_index_switch_language_and_lesson_04(browser, server_url, artifacts):
     page.locator(f'a[href="/en/lessons/{LESSON_04}"]').click()
     page.wait_for_url(re.compile(LESSON_04))
     header = page.locator(".lesson__header")
-    assert "Lesson 04 of 05" in header.locator(".eyebrow").inner_text()
+    assert "Lesson 04 of 07" in header.locator(".eyebrow").inner_text()
     assert page.locator("h1").is_visible()
     strip = page.locator(".strip")
     assert strip.is_visible()
     strip_text = " ".join(strip.inner_text().split())
-    assert "Level 0" in strip_text and "0/5 lessons" in strip_text and "0/12 achievements" in strip_text
+    assert "Level 0" in strip_text and "0/7 lessons" in strip_text and "0/12 achievements" in strip_text
     code = page.locator("figure.code").first
     code.scroll_into_view_if_needed()
     assert code.is_visible()
@@ -52,7 +52,7 @@ def test_index_switch_language_and_lesson_04(browser, server_url, artifacts):
     # The switch keeps us on the same lesson (at the section on the screen: a #fragment).
     page.locator("[data-lang-switch=ko]").click()
     page.wait_for_url(re.compile(rf"/ko/lessons/{LESSON_04}(#[\w-]+)?$"))
-    assert "레슨 04 / 05" in page.locator(".lesson__header .eyebrow").inner_text()
+    assert "레슨 04 / 07" in page.locator(".lesson__header .eyebrow").inner_text()
     page.screenshot(path=str(artifacts / "lesson04-ko-desktop.png"), full_page=True)
     assert errors == []
     context.close()
@@ -71,7 +71,7 @@ def test_copy_button_and_mark_complete(browser, server_url):
     button = page.locator("[data-mark-complete]")
     button.click()
     assert button.get_attribute("aria-pressed") == "true"
-    assert " ".join(page.locator(".strip").inner_text().split()).count("1/5 lessons") == 1
+    assert " ".join(page.locator(".strip").inner_text().split()).count("1/7 lessons") == 1
     page.goto(f"{server_url}/en/")
     assert page.locator(f'[data-lesson-slug="{LESSON_04}"] .mark--done').count() == 1
     assert errors == []
