@@ -66,6 +66,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     engine.dispose()
     # Migrated once, here: the workers only check the revision (each migrating would race on a fresh database).
     os.environ["MKC_MIGRATE_ON_START"] = "false"
+    if args.workers > 1:
+        # /metrics of any worker reports all of them: each writes its samples to this folder
+        # (prometheus-client's multi-process mode), emptied here so a past run's samples are gone.
+        import shutil
+
+        folder = settings.data_dir / "prometheus"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(folder)
     from app.core.proxies import UVICORN_OPTIONS  # forwarded headers: the app decides (MKC_TRUSTED_PROXIES)
     from app.core.serving import EVENT_LOOP
 

@@ -8,7 +8,6 @@ import logging
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
@@ -33,7 +32,7 @@ from app.notifications.routes import router as notifications_router
 from app.profile.routes import router as profile_router
 from app.progress.routes import router as progress_api_router
 from app.reports.routes import router as reports_router
-from app.routes import apidocs, errors, language, pages
+from app.routes import apidocs, errors, health, language, metrics, pages
 from app.routes.bodies import EarlyRefusalMiddleware
 from app.routes.ladder import router as ladder_router
 from app.routes.static_files import CachedStaticFiles
@@ -121,18 +120,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeadersMiddleware)
     # Compresses pages, JSON and static text (Starlette's own; it leaves event streams alone).
     app.add_middleware(GZipMiddleware, minimum_size=1000)
+    app.add_middleware(metrics.RequestTimer)  # request latency by route group, for /metrics
     add_proxy_headers(app, settings.trusted_proxies)  # outermost: every layer sees the client's address
     app.add_exception_handler(StarletteHTTPException, errors.http_error)
     app.add_exception_handler(RequestValidationError, errors.validation_error)
     openapi.install(app)  # /openapi.json: the /api/ operations and their documented refusals
     app.add_exception_handler(Exception, errors.server_error)
+    for database_error in errors.DATABASE_UNAVAILABLE:
+        app.add_exception_handler(database_error, errors.database_unavailable)
     app.add_exception_handler(AppError, errors.app_error)  # every feature's refusals: JSON on /api/, else a page
     app.mount("/static", CachedStaticFiles(directory=STATIC_DIR), name="static")
 
-    @app.get("/healthz", include_in_schema=False)
-    async def healthz():
-        return JSONResponse({"ok": True})
-
+    app.include_router(health.router)  # /healthz (liveness), /readyz (database, live workers)
+    app.include_router(metrics.router)  # /metrics (Prometheus; MKC_METRICS_TOKEN / MKC_METRICS_ALLOW)
     # Lesson and index pages first: routes are matched in order, and these carry the traffic.
     app.include_router(apidocs.router)  # /docs, /redoc
     app.include_router(pages.router)

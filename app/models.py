@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from app.accounts import models as _account_models  # noqa: F401
 from app.classes import models as _class_models  # noqa: F401
+from app.cluster import models as _cluster_models  # noqa: F401
 from app.comments import models as _comment_models  # noqa: F401
 from app.core.db import Base
 from app.lessons import models as _lesson_models  # noqa: F401

@@ -72,13 +72,32 @@ class PgServer:
         if done.returncode != 0:
             raise RuntimeError(f"initdb failed: {done.stderr[-2000:]}")
         # Durability off: a test database is thrown away (speed matters on CI's two cores).
-        options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300")
-        done = self._run("pg_ctl", "-D", str(data), "-o", options, "-l", str(self.root / "log"), "-w", "start")
+        self.options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+                        "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300")
+        self.resume()
+        return self
+
+    def resume(self) -> None:
+        """Start the server (again): after ``pause`` the same data, port and settings."""
+        data = self.root / "data"
+        done = self._run("pg_ctl", "-D", str(data), "-o", self.options, "-l", str(self.root / "log"), "-w", "start")
         if done.returncode != 0:
             log = (self.root / "log").read_text() if (self.root / "log").exists() else ""
             raise RuntimeError(f"pg_ctl start failed: {done.stderr[-1000:]} {log[-2000:]}")
-        return self
+
+    def pause(self) -> None:
+        """An outage: stop the server as an operator would (``pg_ctl stop -m fast``); ``resume`` ends it."""
+        done = self._run("pg_ctl", "-D", str(self.root / "data"), "-m", "fast", "-w", "stop", timeout=60)
+        if done.returncode != 0:
+            raise RuntimeError(f"pg_ctl stop failed: {done.stderr[-1000:]}")
+
+    def restart(self) -> None:
+        """``pg_ctl restart -m fast``: every connection is cut, the server is back within a second."""
+        done = self._run("pg_ctl", "-D", str(self.root / "data"), "-m", "fast", "-o", self.options,
+                         "-l", str(self.root / "log"), "-w", "restart",
+                         timeout=60)
+        if done.returncode != 0:
+            raise RuntimeError(f"pg_ctl restart failed: {done.stderr[-1000:]}")
 
     def stop(self) -> None:
         self._run("pg_ctl", "-D", str(self.root / "data"), "-m", "immediate", "stop", timeout=60)

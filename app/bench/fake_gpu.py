@@ -72,6 +72,18 @@ def grade(exercise_id, source, launch=None, on_phase=None):
     return passed_result(exercise_id)
 
 
+def grade_gpu_gone(exercise_id, source, launch=None, on_phase=None):
+    """A GPU that disappeared under a running worker: the engine's own answer when a kernel compiled
+    but no GPU can run it (UNAVAILABLE_NO_GPU). Tests select it to check that such a job waits again."""
+    from kernels.engine.result import Message, Result, Verdict
+
+    text, refused = _checks(exercise_id, source, launch, on_phase or (lambda _name: None))
+    if refused is not None:
+        return refused
+    _log("no-gpu", text.strip().splitlines()[-1])
+    return Result(verdict=Verdict.UNAVAILABLE, exercise=exercise_id, message=Message("UNAVAILABLE_NO_GPU", {}))
+
+
 def compile_first(exercise_id, source, launch=None, on_phase=None):
     """The compile stage's stand-in: ``MKC_FAKE_COMPILE_SECONDS`` (0.02) per compile; a source holding
     ``compile bomb`` burns ``MKC_FAKE_BOMB_SECONDS`` (3) and ends as the engine's COMPILE_TIMEOUT."""

@@ -4,9 +4,11 @@ against one PostgreSQL database. Without a GPU the workers grade with ``app.benc
 (a sleep as long as a GPU job).
 
 ``python -m app.bench.submissions_cluster --database-url postgresql+psycopg://… --workers 1 2 4 8``
-measures jobs per minute against the number of workers (steady state: first GPU start to last GPU
-end) and the dispatcher's overhead per job: on each worker, the gap between one fake GPU run's end
-and the next one's start (finish, XP, procrastinate's bookkeeping, fetch, claim, phase updates).
+creates one database per run from that URL, so its role needs CREATEDB (``ALTER ROLE … CREATEDB``, or
+a superuser on a test server), and drops each database when its run ends. It measures jobs per
+minute against the number of workers (steady state: first GPU start to last GPU end) and the
+dispatcher's overhead per job: on each worker, the gap between one fake GPU run's end and the next
+one's start (finish, XP, procrastinate's bookkeeping, fetch, claim, phase updates).
 """
 from __future__ import annotations
 
@@ -199,16 +201,27 @@ def main(argv: list[str] | None = None) -> int:
 
     base = make_url(args.database_url)
     rows = []
+
+    def admin(sql: str) -> None:
+        with psycopg.connect(conninfo(args.database_url), autocommit=True) as conn:
+            conn.execute(sql)
+
     for n in args.workers:
         name = f"mkc_cluster_bench_{n}_{os.getpid()}"
-        with psycopg.connect(conninfo(args.database_url), autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            conn.execute(f'CREATE DATABASE "{name}"')
-        url = base.set(database=name).render_as_string(hide_password=False)
-        subprocess.run([sys.executable, "-m", "app", "migrate"], cwd=PROJECT_ROOT, check=True, stdout=subprocess.DEVNULL,
-                       env=dict(os.environ, MKC_DATABASE_URL=url))
-        row = run_once(url, Path(args.workdir) / f"n{n}", n, args.jobs or 24 * n, args.gpu_seconds)
-        row.update(per_job_overhead(url))
+        try:
+            admin(f'CREATE DATABASE "{name}"')
+        except psycopg.errors.InsufficientPrivilege:
+            print(f"error: the role of --database-url may not create databases; this benchmark makes one per run "
+                  f"and drops it afterwards. Grant it: ALTER ROLE {base.username} CREATEDB;", file=sys.stderr)
+            return 2
+        try:
+            url = base.set(database=name).render_as_string(hide_password=False)
+            subprocess.run([sys.executable, "-m", "app", "migrate"], cwd=PROJECT_ROOT, check=True,
+                           stdout=subprocess.DEVNULL, env=dict(os.environ, MKC_DATABASE_URL=url))
+            row = run_once(url, Path(args.workdir) / f"n{n}", n, args.jobs or 24 * n, args.gpu_seconds)
+            row.update(per_job_overhead(url))
+        finally:
+            admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # a bench leaves nothing behind
         rows.append(row)
         print(json.dumps(row), flush=True)
     base_rate = rows[0]["jobs_per_min"] / rows[0]["workers"]

@@ -13,10 +13,19 @@ on CPU before a job may take a GPU.
 - Per learner: one compile at a time (the procrastinate lock ``learner:<id>``), and a compile
   budget per hour (``compile_budget_seconds``): a learner past it waits (the job is deferred to when
   the budget frees) instead of taking slots from the others.
+- Slots that bombs cannot fill: a learner whose compile timed out in the last hour (a likely compile
+  bomb) is "cooling down"; cooling learners share at most ``slots - 1`` of a worker's slots, so with
+  two or more slots one always serves everyone else. A cooling learner's job that finds those slots
+  taken is deferred by ``COOLDOWN_RETRY_SECONDS`` instead of holding a slot. The bound: an honest
+  compile waits for a bomb at most one compile timeout, and only for a bomber's first bomb of the
+  hour (nothing marks it before it times out); after that it waits only for honest compiles.
+- A held-back row says why and until when (``submission.waiting_reason`` / ``waiting_until``): the
+  learner's page shows it in their language.
 """
 from __future__ import annotations
 
 import queue as queue_module
+import threading
 from pathlib import Path
 from typing import Any, cast
 
@@ -87,8 +96,11 @@ class CompilerPool:
             self.for_gpu.close()
 
 
+COOLDOWN_RETRY_SECONDS = 5
+
+
 class CompileStage:
-    """Runs ``compile_submission`` jobs: budget check, then ``Dispatcher.compile_claimed``."""
+    """Runs ``compile_submission`` jobs: budget and cool-down checks, then ``Dispatcher.compile_claimed``."""
 
     def __init__(self, session_factory, dispatchers: list, compile_first, enqueuer, budget_seconds: float):
         self.session_factory = session_factory
@@ -98,6 +110,21 @@ class CompileStage:
         self.compile_first = compile_first
         self.enqueuer = enqueuer
         self.budget_seconds = budget_seconds
+        # Cooling learners (a compile timed out this hour) may hold this many slots at once.
+        self.cooling_cap = max(1, len(dispatchers) - 1)
+        self._cooling = 0
+        self._cooling_lock = threading.Lock()
+
+    def _take_cooling_slot(self) -> bool:
+        with self._cooling_lock:
+            if self._cooling >= self.cooling_cap:
+                return False
+            self._cooling += 1
+            return True
+
+    def _give_cooling_slot(self) -> None:
+        with self._cooling_lock:
+            self._cooling -= 1
 
     def run(self, job, submission_id: int) -> str:
         import datetime as dt
@@ -112,15 +139,19 @@ class CompileStage:
             row = db.get(Submission, submission_id)
             if row is None:
                 return "skipped"
-            used, oldest = queue.compile_seconds_used(db, row.user_id, utcnow() - dt.timedelta(hours=1))
+            hour_ago = utcnow() - dt.timedelta(hours=1)
+            used, oldest = queue.compile_seconds_used(db, row.user_id, hour_ago)
             if used >= self.budget_seconds and oldest is not None:
                 # Past the hourly budget: wait until its oldest compile leaves the window.
-                when = (oldest + dt.timedelta(hours=1)).replace(tzinfo=dt.UTC)
-                self.enqueuer(db, row, priority=job.priority, schedule_at=when)
-                db.commit()
+                when = oldest + dt.timedelta(hours=1)
+                self._hold_back(db, row, job, "compile_budget", when)
                 logging.getLogger(__name__).warning("learner %s used %.0f s of compile in the last hour; "
                                                     "submission %s waits until %s", row.user_id, used, row.id, when)
                 return "over_budget"
+            cooling = queue.compile_timed_out(db, row.user_id, hour_ago)
+            if cooling and not self._take_cooling_slot():
+                self._hold_back(db, row, job, "compile_cooldown", utcnow() + dt.timedelta(seconds=COOLDOWN_RETRY_SECONDS))
+                return "cooling_down"
         dispatcher = self._idle.get()
         try:
             return dispatcher.compile_claimed(
@@ -128,3 +159,15 @@ class CompileStage:
                 lambda db, row: self.enqueuer(db, row, task=GRADE_TASK, priority=job.priority))
         finally:
             self._idle.put(dispatcher)
+            if cooling:
+                self._give_cooling_slot()
+
+    def _hold_back(self, db, row, job, reason: str, until) -> None:
+        """The row waits past its turn (its page says why and until when); its job is deferred to then."""
+        import datetime as dt
+
+        from app.submissions import queue
+
+        queue.hold_back(db, row.id, reason, until)
+        self.enqueuer(db, row, priority=job.priority, schedule_at=until.replace(tzinfo=dt.UTC))
+        db.commit()

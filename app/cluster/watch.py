@@ -3,7 +3,10 @@
 From the submission rows (one box and cluster alike): jobs waiting for a GPU and the oldest wait,
 compile-only results waiting for a GPU, and per lane (GPU) the job it runs now and for how long.
 In cluster mode also procrastinate's side: jobs per queue and status, jobs waiting for a learner's
-compile budget, and the workers with the age of their last heartbeat.
+compile budget, and the workers by name (``--name``) with their GPU and the age of their last
+heartbeat. Warnings (also in ``--json`` as ``warnings``): no live GPU worker while jobs wait,
+stale workers (no heartbeat for ``worker_stalled_seconds``), and stranded rows (waiting without
+a job; the workers' periodic reconciliation repairs them, app/cluster/reconcile.py).
 
 ``--json`` prints the same as one JSON object; ``--watch N`` repeats every N seconds.
 Draining a worker is a signal, not a command: SIGTERM (``kill -TERM <pid>``, ``systemctl stop``) makes
@@ -21,10 +24,11 @@ def add_parser(sub) -> None:
     p = sub.add_parser("queue", help="grading queue: waiting jobs, oldest wait, running per GPU, workers")
     p.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     p.add_argument("--watch", type=float, default=0, metavar="SECONDS", help="repeat every SECONDS (Ctrl-C stops)")
+    p.add_argument("--forget", metavar="NAME", help="remove a dead worker's row (a GPU host that is gone for good)")
     p.set_defaults(func=run)
 
 
-def snapshot(engine) -> dict:
+def snapshot(engine, stalled_seconds: float = 30.0) -> dict:
     from sqlalchemy import func, select, text
 
     from app.core.clock import utcnow
@@ -54,9 +58,31 @@ def snapshot(engine) -> dict:
             view["jobs"] = {f"{q}/{s}": n for q, s, n in jobs}
             view["waiting_for_budget"] = conn.execute(text(
                 "SELECT COUNT(*) FROM procrastinate_jobs WHERE status = 'todo' AND scheduled_at > now()")).scalar()
-            view["workers"] = [{"id": w, "heartbeat_age_s": round(float(age), 1)} for w, age in conn.execute(text(
-                "SELECT id, EXTRACT(EPOCH FROM now() - last_heartbeat) FROM procrastinate_workers ORDER BY id")).all()]
+            view.update(_cluster_health(conn, stalled_seconds, waiting=bool(queued or awaiting)))
     return view
+
+
+def _cluster_health(conn, stalled_seconds: float, *, waiting: bool) -> dict:
+    from sqlalchemy.orm import Session
+
+    from app.cluster import reconcile, registry
+
+    with Session(bind=conn) as db:
+        workers = registry.workers(db, stalled_seconds)
+        stranded = reconcile.stranded(db)
+    out: dict = {"workers": [{"name": w.name, "gpu": w.gpu, "host": w.host, "pid": w.pid,
+                              "heartbeat_age_s": w.last_seen_age_s, "live": w.live} for w in workers],
+                 "stranded": [sub_id for sub_id, _ in stranded], "warnings": []}
+    if not any(w.live and w.gpu is not None for w in workers):
+        out["warnings"].append("no live GPU worker" + (": jobs wait for one" if waiting else ""))
+    for w in workers:
+        if not w.live:
+            out["warnings"].append(f"stale worker {w.name} (pid {w.pid} on {w.host}): no heartbeat for "
+                                   f"{w.last_seen_age_s:.0f} s")
+    if stranded:
+        out["warnings"].append(f"{len(stranded)} row(s) wait without a job (repaired within a minute by a live "
+                               f"worker): {', '.join(str(i) for i, _ in stranded[:10])}")
+    return out
 
 
 def _has_procrastinate(conn) -> bool:
@@ -76,8 +102,12 @@ def render(view: dict) -> str:
     if view["mode"] == "cluster":
         jobs = "  ".join(f"{k}={v}" for k, v in sorted(view["jobs"].items())) or "none"
         lines.append(f"jobs: {jobs}   waiting for a compile budget: {view['waiting_for_budget']}")
-        beats = ", ".join(f"#{w['id']} {w['heartbeat_age_s']:.0f} s ago" for w in view["workers"]) or "none"
-        lines.append(f"workers (last heartbeat): {beats}")
+        lines.append("workers:" if view["workers"] else "workers: none")
+        for w in view["workers"]:
+            gpu = "compile only" if w["gpu"] is None else f"GPU {w['gpu']}"
+            lines.append(f"  {w['name']:<28} {gpu:<13} {w['host']}:{w['pid']:<8} last heartbeat "
+                         f"{w['heartbeat_age_s']:.0f} s ago{'' if w['live'] else '  STALE'}")
+        lines += [f"WARNING: {warning}" for warning in view["warnings"]]
     return "\n".join(lines)
 
 
@@ -85,10 +115,19 @@ def run(args: argparse.Namespace) -> int:
     from app.core.config import Settings
     from app.core.db import make_engine
 
-    engine = make_engine(Settings().resolved_database_url)
+    settings = Settings()
+    engine = make_engine(settings.resolved_database_url)
+    if args.forget:
+        from sqlalchemy.orm import Session
+
+        from app.cluster import registry
+
+        with Session(engine) as db:
+            registry.forget(db, args.forget)
+        print(f"forgot worker {args.forget}")
     try:
         while True:
-            view = snapshot(engine)
+            view = snapshot(engine, settings.worker_stalled_seconds)
             print(json.dumps(view) if args.json else render(view), flush=True)
             if not args.watch:
                 return 0

@@ -13,6 +13,15 @@ the PostgreSQL database (cluster mode, ``MKC_QUEUE=procrastinate``).
   ``worker_stalled_seconds`` is dead and its job goes to another worker (``retry_stalled``).
 - Draining: SIGTERM (or Ctrl-C) stops taking jobs, finishes the one in hand, then exits; a second
   signal aborts it (it is then retried elsewhere).
+- No GPU, no start: a worker for a GPU that the engine cannot use here refuses to start (exit 3,
+  one line saying what it found and what to run instead) before it takes any job. A GPU that
+  disappears later: the job in hand waits again for another worker and this one exits 3.
+- Database faults: when PostgreSQL restarts or is unreachable, procrastinate's workers stop; this
+  process starts them again once the database answers, with a growing wait, for up to
+  ``worker_database_patience_seconds``; past that it exits 4 (a supervisor with Restart=always
+  starts it again). A job that met the fault is retried, never finished with a verdict.
+
+Exit status: 0 drained on a signal; 2 configuration; 3 no usable GPU; 4 database unreachable.
 """
 from __future__ import annotations
 
@@ -23,7 +32,11 @@ import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
+from typing import Any
+
+EXIT_CONFIG, EXIT_NO_GPU, EXIT_DATABASE = 2, 3, 4
 
 
 def add_parser(sub) -> None:
@@ -54,21 +67,69 @@ def run(args: argparse.Namespace) -> int:
     from app.core.config import Settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(quiet_maintenance)
     settings = Settings()
     try:
         conninfo(settings.resolved_database_url)
     except ClusterConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CONFIG
+    if not args.no_gpu and not args.grade:  # a --grade stand-in (tests, benchmarks) needs no GPU
+        problem = gpu_problem(args.gpu)
+        if problem:
+            print(problem, file=sys.stderr)
+            return EXIT_NO_GPU
     return asyncio.run(_serve(args, settings))
+
+
+def gpu_problem(index: int) -> str | None:
+    """None when the engine can use GPU ``index`` here; else the one line the operator reads."""
+    from kernels.engine.gpu import gpu_available
+
+    if gpu_available():
+        return None
+    return (f"error: no usable GPU {index} on this host (CUDA_VISIBLE_DEVICES={index}: no CUDA device, or CuPy "
+            "cannot use it); no job was taken. Run `python -m app worker --no-gpu` here to compile only, or "
+            "start this worker on a host with that GPU (check with nvidia-smi).")
+
+
+def quiet_maintenance(record: logging.LogRecord) -> bool:
+    """Drop procrastinate's INFO lines about the periodic maintenance tasks (deferred, started, ended:
+    every few seconds on every idle worker); their warnings and errors, and every grading job's lines,
+    stay."""
+    from app.cluster.jobs import RECONCILE_TASK, RETRY_TASK
+
+    if record.levelno >= logging.WARNING or not record.name.startswith("procrastinate"):
+        return True
+    maintenance = (RETRY_TASK, RECONCILE_TASK)
+    jobs = list(getattr(record, "jobs", None) or []) + [getattr(record, "job", None)]
+    names = [job.get("task_name") for job in jobs if isinstance(job, dict)]
+    if names and all(name in maintenance for name in names):
+        return False
+    message = record.getMessage()
+    return not any(name in message for name in maintenance)
+
+
+async def database_answers(conninfo_: str) -> bool:
+    import psycopg
+
+    try:
+        async with await psycopg.AsyncConnection.connect(conninfo_, connect_timeout=5) as conn:
+            await conn.execute("SELECT 1")
+        return True
+    except Exception:
+        return False
 
 
 async def _serve(args: argparse.Namespace, settings) -> int:
     from procrastinate.worker import Worker
 
+    from app.cluster import registry
     from app.cluster.compile import CompilerPool, CompileStage
     from app.cluster.gpu_budget import GradeLater
-    from app.cluster.jobs import COMPILE_QUEUE, GRADING_QUEUE, MAINTENANCE_QUEUE, Enqueuer, make_app
+    from app.cluster.jobs import COMPILE_QUEUE, GRADING_QUEUE, MAINTENANCE_QUEUE, Enqueuer, conninfo, make_app
+    from app.cluster.reconcile import repair
     from app.core.db import make_engine, make_session_factory
     from app.core.migrate import require_head
     from app.submissions import lanes, queue
@@ -82,11 +143,16 @@ async def _serve(args: argparse.Namespace, settings) -> int:
     slugs = catalog_slugs(settings)
     name = args.name or (f"{lanes.HOST}:cpu" if args.no_gpu else f"{lanes.HOST}:gpu{args.gpu}")
     slots = settings.compile_slots if args.compile_slots is None else args.compile_slots
+    if args.no_gpu and slots <= 0:
+        print("error: nothing to run (--no-gpu with --compile-slots 0)", file=sys.stderr)
+        return EXIT_CONFIG
     pool = CompilerPool(slots, settings.data_dir / "cubin-cache")
+    enqueuer = Enqueuer(settings.resolved_database_url)
 
     def dispatcher(lane: str, grade=None) -> Dispatcher:
         config = dispatcher_config(settings, args.gpu)
         config.lane = lane
+        config.store_patience_seconds = settings.worker_database_patience_seconds
         made = Dispatcher(session_factory, config, lesson_slugs=slugs, grade=grade)
         made.uses_lanes = False  # the job-queue engine decides who runs what
         return made
@@ -95,53 +161,139 @@ async def _serve(args: argparse.Namespace, settings) -> int:
         with session_factory() as db:
             queue.requeue(db, ids)
 
+    def reconcile() -> list[int]:
+        with session_factory() as db:
+            return repair(db, enqueuer)
+
     def engine_grade(exercise_id, source, launch, on_phase):
         from kernels.engine import grade
 
         return grade(exercise_id, source, launch, on_phase=on_phase, compiler=pool.gpu_compiler())
 
+    log = logging.getLogger(__name__)
+    loop = asyncio.get_running_loop()
+    workers: list[Any] = []
+    outcome = {"stopping": False, "rc": 0}
+
+    def stop_all(rc: int = 0) -> None:
+        outcome["stopping"] = True
+        outcome["rc"] = outcome["rc"] or rc
+        for worker in workers:
+            worker.stop()
+
+    def gpu_lost(reason: str) -> None:  # from the job's thread: the job waits again, this worker leaves
+        log.error("worker %s: %s; its job waits for another worker, this one exits", name, reason)
+        loop.call_soon_threadsafe(stop_all, EXIT_NO_GPU)
+
     gpu_dispatcher = dispatcher(name, load_callable(args.grade) if args.grade else engine_grade)
-    gpu_dispatcher.over_budget = GradeLater(Enqueuer(settings.resolved_database_url))
+    gpu_dispatcher.over_budget = GradeLater(enqueuer)
     stage = CompileStage(session_factory, [dispatcher(f"{name}:compile") for _ in range(max(1, slots))],
                          load_callable(args.compile) if args.compile else pool.compile_first,
-                         Enqueuer(settings.resolved_database_url), settings.compile_budget_seconds)
-    context = {"dispatcher": gpu_dispatcher, "compile_stage": stage, "requeue": requeue,
-               "stalled_seconds": settings.worker_stalled_seconds}
+                         enqueuer, settings.compile_budget_seconds)
+    context = {"dispatcher": gpu_dispatcher, "compile_stage": stage, "requeue": requeue, "reconcile": reconcile,
+               "gpu_lost": gpu_lost, "stalled_seconds": settings.worker_stalled_seconds}
     common = dict(listen_notify=True, fetch_job_polling_interval=5.0, delete_jobs="successful",
                   update_heartbeat_interval=settings.worker_heartbeat_seconds,
                   stalled_worker_timeout=settings.worker_stalled_seconds, additional_context=context,
                   install_signal_handlers=False)
-    app = make_app(settings.resolved_database_url, min_size=1, max_size=6)
-    log = logging.getLogger(__name__)
-    async with app.open_async():
-        workers = []
-        if not args.no_gpu:  # one timed job at a time on this GPU
-            workers.append(Worker(app, queues=[GRADING_QUEUE, MAINTENANCE_QUEUE], concurrency=1, name=name, **common))
-        if slots > 0:  # compiles run in threads; each slot drives its own sandboxed NVRTC process
-            workers.append(Worker(app, queues=[COMPILE_QUEUE] + ([MAINTENANCE_QUEUE] if args.no_gpu else []),
-                                  concurrency=slots, name=f"{name}:compile", **common))
-        if not workers:
-            print("error: nothing to run (--no-gpu with --compile-slots 0)", file=sys.stderr)
-            return 2
-        loop = asyncio.get_running_loop()
-        stopping: list[bool] = []
 
-        def on_signal() -> None:
-            if stopping:  # a second signal: leave now; the job in hand is retried elsewhere
-                os._exit(1)
-            stopping.append(True)
-            log.info("draining: finishing the job in hand, taking no other")
-            for worker in workers:
-                worker.stop()
+    def on_signal() -> None:
+        if outcome["stopping"]:  # a second signal: leave now; the job in hand is retried elsewhere
+            os._exit(1)
+        log.info("draining: finishing the job in hand, taking no other")
+        stop_all()
 
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, on_signal)
-        log.info("worker %s: GPU %s, %d compile slots (queue: PostgreSQL, procrastinate)", name,
-                 "none" if args.no_gpu else args.gpu, slots)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, on_signal)
+    log.info("worker %s: GPU %s, %d compile slots (queue: PostgreSQL, procrastinate)", name,
+             "none" if args.no_gpu else args.gpu, slots)
+    patience = settings.worker_database_patience_seconds
+    gpu_index = None if args.no_gpu else args.gpu
+    with session_factory() as db:
+        registry.start(db, name, gpu_index, slots)
+    beating = asyncio.create_task(keep_beating(session_factory, name, gpu_index, slots,
+                                               settings.worker_heartbeat_seconds, log))
+    try:
+        while True:
+            app = make_app(settings.resolved_database_url, min_size=1, max_size=6)  # a fresh pool each round
+            workers[:] = []
+            if not args.no_gpu:  # one timed job at a time on this GPU
+                workers.append(Worker(app, queues=[GRADING_QUEUE, MAINTENANCE_QUEUE], concurrency=1, name=name,
+                                      **common))
+            if slots > 0:  # compiles run in threads; each slot drives its own sandboxed NVRTC process
+                workers.append(Worker(app, queues=[COMPILE_QUEUE] + ([MAINTENANCE_QUEUE] if args.no_gpu else []),
+                                      concurrency=slots, name=f"{name}:compile", **common))
+            if outcome["stopping"]:
+                break
+            try:
+                async with app.open_async():
+                    await run_together(workers)
+            except Exception as exc:  # the database went away under procrastinate (or never answered)
+                log.warning("worker %s: queue connection lost (%s)", name, str(exc).splitlines()[0][:160]
+                            if str(exc) else type(exc).__name__)
+            if outcome["stopping"]:
+                break
+            # procrastinate stopped on its own: a side task (heartbeat, LISTEN) met a database error.
+            if not await wait_for_database(conninfo(settings.resolved_database_url), patience, log,
+                                           lambda: bool(outcome["stopping"])):
+                if outcome["stopping"]:
+                    break
+                log.error("worker %s: the database did not answer for %.0f s; exiting for the supervisor to "
+                          "restart this worker", name, patience)
+                return EXIT_DATABASE
+            log.info("worker %s: database reachable again; taking jobs", name)
+    finally:
+        beating.cancel()
         try:
-            await asyncio.gather(*(worker.run() for worker in workers))
-        finally:
-            gpu_dispatcher.stop()
-            pool.close()
-            engine.dispose()
-    return 0
+            with session_factory() as db:
+                registry.forget(db, name)
+        except Exception:  # the database is gone: the row ages and `queue` shows the worker as stale
+            log.warning("worker %s: could not remove its row from grading_worker", name)
+        gpu_dispatcher.stop()
+        pool.close()
+        engine.dispose()
+    return int(outcome["rc"])
+
+
+async def keep_beating(session_factory, name: str, gpu: int | None, slots: int, every: float,
+                       log: logging.Logger) -> None:
+    """This worker's row in grading_worker says it is alive (what `queue`, readiness and /metrics read)."""
+    from app.cluster import registry
+
+    def beat() -> None:
+        with session_factory() as db:
+            registry.beat(db, name, gpu, slots)
+
+    while True:
+        await asyncio.sleep(every)
+        try:
+            await asyncio.to_thread(beat)
+        except Exception as exc:  # the database is away; the reconnect loop reports it
+            log.debug("worker %s: heartbeat row not written (%s)", name, exc)
+
+
+async def run_together(workers: list[Any]) -> None:
+    """Run the procrastinate workers until all have ended; when one ends (a database error stops
+    it), the others are stopped too, so the process reconnects as a whole."""
+    tasks = [asyncio.create_task(worker.run()) for worker in workers]
+    await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    for worker in workers:
+        worker.stop()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+
+
+async def wait_for_database(conninfo_: str, patience: float, log: logging.Logger, stopping: Callable[[], bool]) -> bool:
+    """True once the database answers; False after ``patience`` seconds (or when asked to stop)."""
+    started, delay = time.monotonic(), 0.5
+    while not stopping():
+        if await database_answers(conninfo_):
+            return True
+        if time.monotonic() - started >= patience:
+            return False
+        log.warning("database unreachable; trying again in %.0f s", delay)
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 15.0)
+    return False

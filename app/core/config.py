@@ -62,6 +62,10 @@ class Settings(BaseSettings):
     # Reverse proxies whose X-Forwarded-For/-Proto are believed (comma-separated IPs or networks);
     # empty believes no one, so no visitor can pick the address per-IP limits see (app/core/proxies.py).
     trusted_proxies: str = ""
+    # /metrics (Prometheus): a scraper sends "Authorization: Bearer <metrics_token>", or connects from
+    # one of metrics_allow (addresses or networks, comma-separated); anyone else gets 403.
+    metrics_token: str = ""
+    metrics_allow: str = "127.0.0.1,::1"
 
     # ---- accounts (app/accounts) ----
     # How long a sign-in lasts (hours; 336 = 14 days).
@@ -117,6 +121,9 @@ class Settings(BaseSettings):
     # is handed to another worker (checked every few seconds by a periodic task).
     worker_heartbeat_seconds: float = 5.0
     worker_stalled_seconds: float = 30.0
+    # How long a worker waits for an unreachable database (reconnecting with backoff) before it exits
+    # non-zero for its supervisor to see; a finished job's result waits for the database as long.
+    worker_database_patience_seconds: float = Field(default=300.0, ge=0)
     # Compile slots (CPU) per worker process; the host's compile pool is the sum over its workers.
     compile_slots: int = 2
     # Compile time one learner may use per hour; past it their next compile waits for the window.

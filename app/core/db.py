@@ -37,6 +37,12 @@ def make_engine(url: str) -> Engine:
             # 5 (+10 overflow) signed-in views under load opened and closed a connection each,
             # re-running the PRAGMAs (profiled with py-spy, issue 17 item 10).
             kwargs.update(pool_size=40, max_overflow=20)
+    else:
+        # A pooled connection is checked before use: after a database restart the first request gets a
+        # new connection instead of an error (a connection a server no longer has fails this check).
+        kwargs["pool_pre_ping"] = True
+        # A database host that does not answer at all: fail in seconds (503, readiness) instead of TCP's minutes.
+        kwargs["connect_args"] = {"connect_timeout": 5}
     engine = create_engine(url, **kwargs)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)

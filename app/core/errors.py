@@ -33,13 +33,15 @@ MESSAGES: dict[str, str] = {
     "invalid_request": _("Some fields are missing or have the wrong type. Check the form and try again."),
     "rate_limited": _("Too many requests. Please wait a moment and try again."),
     "server_error": _("Something went wrong on our side. The error has been logged."),
+    "unavailable": _("The site cannot reach its database right now. Nothing you sent was lost; please try again "
+                     "in a minute."),
 }
 
 # HTTP status -> the code of an answer that has no code of its own (an HTTPException, FastAPI's 422).
 STATUS_CODES: dict[int, str] = {
     400: "bad_request", 401: "auth_required", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
     413: "body_too_large", 415: "unsupported_media_type", 422: "invalid_request", 429: "rate_limited",
-    500: "server_error",
+    500: "server_error", 503: "unavailable",
 }
 
 

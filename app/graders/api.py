@@ -16,6 +16,7 @@ from app.core.jsonbody import JsonBodyError, loads_strict
 from app.core.openapi import CSVResponse
 from app.graders import listing, reviews
 from app.i18n.requests import api_lang
+from app.submissions.models import Submission
 
 router = make_router(prefix="/api/graders", tags=["graders"])
 REVIEW = "submissions.review"
@@ -118,6 +119,9 @@ def act(request: Request, auth, sub_id: RowId, kind: str, data: dict) -> dict:
             repeated = not created
         else:
             entry = reviews.rerun(db, grader, sub_id, str(data.get("reason") or ""))
+            enqueue = request.app.state.submissions.enqueue
+            if enqueue is not None:  # cluster mode: the row waits again only together with its job
+                enqueue(db, db.get(Submission, sub_id))
         db.commit()
         out = reviews.review_json(entry)
         if kind == "override" and repeated:

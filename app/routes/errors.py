@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import logging
 
+import psycopg
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.accounts.views import account_context, render
@@ -87,6 +89,21 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Res
     return render_error(request, AppError.for_status(422, {"fields": fields}), bare_status=True)
 
 
+# The database does not answer (restarting, down, a connection cut): the request is answered 503 in the
+# reader's language with Retry-After, never 500; the pool checks connections before use (app/core/db.py),
+# so the first request after the database is back succeeds.
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
+RETRY_AFTER_SECONDS = "30"
+
+
+async def database_unavailable(request: Request, exc: Exception) -> Response:
+    log.error("database unavailable on %s: %s", request.url.path, str(exc).splitlines()[0][:200] if str(exc) else exc)
+    return render_error(request, AppError.for_status(503, headers={"Retry-After": RETRY_AFTER_SECONDS}),
+                        bare_status=True)
+
+
 async def server_error(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, DATABASE_UNAVAILABLE):  # raised outside a route (a middleware's session lookup)
+        return await database_unavailable(request, exc)
     log.exception("unhandled error on %s", request.url.path, exc_info=exc)
     return render_error(request, AppError.for_status(500), bare_status=True)

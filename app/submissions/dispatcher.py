@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.submissions import lanes, queue, states
@@ -51,6 +51,7 @@ class DispatcherConfig:
     gpu: bool | None = None  # None: ask the engine (kernels.engine.gpu.gpu_available)
     # GPU seconds one learner may use per hour (app/submissions/gpu_budget.py); 0: no limit
     gpu_budget_seconds: float = 0.0
+    store_patience_seconds: float = 120.0  # cluster mode: how long a result waits for the database
 
 
 @dataclass
@@ -71,6 +72,20 @@ def _engine_has_gpu() -> bool:
     except Exception:
         return False
     return bool(gpu_available())
+
+
+class RetryLater(Exception):
+    """Cluster mode: the job was not graded for a reason that is not the learner's (this worker has no
+    usable GPU, our database did not answer). Its row waits as ``queued`` again when the database
+    allows it, and the job engine runs the job again later (app/cluster/jobs.py); it is never
+    finished with a verdict that blames the learner's kernel."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+DATABASE_ERRORS = (OperationalError, InterfaceError)  # connection lost, server restarting or down
 
 
 def abandoned_result(exercise_id: str) -> Result:
@@ -301,20 +316,34 @@ class Dispatcher:
             if state is None or state == shown["state"]:
                 return
             shown["state"] = state
-            with self.session_factory() as db:
-                queue.set_state(db, job.id, self.owner, state, self.config.lease_seconds)
+            try:
+                with self.session_factory() as db:
+                    queue.set_state(db, job.id, self.owner, state, self.config.lease_seconds)
+            except DATABASE_ERRORS:
+                if self.uses_lanes:
+                    raise
+                # Only what the learner's page shows: the grade goes on, its result is stored later.
+                log.warning("submission %s: phase %s not shown (database unreachable)", job.id, state)
+                return
             self.notify(job.id)
 
         self.current = job.id
         try:
-            with self.session_factory() as db:
-                queue.mark_started(db, job.id, self.owner)
+            try:
+                with self.session_factory() as db:
+                    queue.mark_started(db, job.id, self.owner)
+            except DATABASE_ERRORS as exc:
+                if self.uses_lanes:
+                    raise
+                raise RetryLater(f"database: {str(exc)[:120]}") from exc
             self.stats.dequeue_to_engine_ms.append((time.perf_counter() - claimed) * 1000)
             try:
                 launch = json.loads(job.launch) if job.launch else None
             except ValueError:
                 launch = None
             result = self.grade(job.exercise_id, job.source, launch, on_phase)
+        except RetryLater:
+            raise
         except Exception:
             log.exception("grading submission %s failed", job.id)
             from kernels.engine.result import Message
@@ -330,6 +359,12 @@ class Dispatcher:
         verdict = Verdict(result.verdict).value  # a Verdict, or its value from a stored Result
         awaiting = verdict == "UNAVAILABLE" and result.message.code == "UNAVAILABLE_NO_GPU"
         state = states.AWAITING_GPU if awaiting else states.DONE
+        if awaiting and not self.uses_lanes:
+            # Cluster mode: no row waits for "some GPU later" without a job. It waits as queued, its
+            # job is retried for a worker that has a GPU, and this worker stops (app/cluster/worker.py).
+            self._store(lambda db: queue.release(db, job.id, self.owner))
+            self.gpu = False
+            raise RetryLater("no usable GPU on this worker")
         if awaiting and self.gpu:
             # Told to use a GPU, but the engine found none: stop claiming awaiting_gpu jobs, or we
             # would take the same ones back forever.
@@ -337,15 +372,37 @@ class Dispatcher:
             self.gpu = False
         from app.submissions.gpu_budget import gpu_ms_of
 
-        with self.session_factory() as db:
+        def store(db: Session) -> bool:
             stored = queue.finish(db, job.id, self.owner, state, result.to_json(), verdict, gpu_ms=gpu_ms_of(result))
             if stored and state == states.DONE:
                 # A second, separate transaction: the verdict is safe even if paying XP fails;
                 # record_pending() retries rows left with recorded = False.
                 queue.record_pending(db, self._record)
+            return stored
+
+        stored = self._store(store)
         if not stored:
             log.warning("lease on submission %s was lost; its result is dropped", job.id)
         self.notify(job.id)
+
+    def _store(self, write: Callable[[Session], Any]) -> Any:
+        """One write of a job's outcome. In cluster mode a database that does not answer is waited
+        for (``store_patience_seconds``, with backoff): the result cost a GPU run and the database
+        usually comes back (a restart, a failover). Past that the job is retried (RetryLater)."""
+        delay, waited = 0.5, 0.0
+        while True:
+            try:
+                with self.session_factory() as db:
+                    return write(db)
+            except DATABASE_ERRORS as exc:
+                if self.uses_lanes:
+                    raise
+                if waited >= self.config.store_patience_seconds:
+                    raise RetryLater(f"database: {str(exc)[:120]}") from exc
+                log.warning("database unreachable while storing a result; retrying in %.1f s", delay)
+                time.sleep(delay)
+                waited += delay
+                delay = min(delay * 2, 10.0)
 
     def _record(self, db: Session, row: Submission) -> None:
         from app.progress.grading import record_grading_result

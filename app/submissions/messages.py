@@ -38,9 +38,15 @@ STATES = {
     "done": _("Done."),
 }
 
-WAITS = {  # why a queued submission is not taken yet, when it is not its turn that it waits for
+# Why a queued submission waits longer than its turn, with when it may go on: the compile reasons are
+# stored in ``submission.waiting_reason``; "gpu_budget" is worked out when the row is shown.
+WAITING = {
     "gpu_budget": _("Waiting: you used %(used)s of your %(budget)s seconds of GPU time this hour. "
                     "Your next job can run at %(time)s (UTC)."),
+    "compile_budget": _("Waiting: you used this hour's compile time, so your next compile starts in about "
+                        "%(minutes)s minute(s), at %(until)s UTC. Submissions of other learners are not slowed."),
+    "compile_cooldown": _("Waiting: your last compile ran out of time, so your compiles only take a slot that "
+                          "other learners leave free. Next try at %(until)s UTC."),
 }
 
 

@@ -53,6 +53,10 @@ class Submission(Base):
     compile_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # Milliseconds of GPU its checking and timing took (the learner's hourly GPU budget counts them).
     gpu_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # Why a queued row waits longer than its turn, and until when (UTC): "compile_budget" (the learner's
+    # hourly compile time is used up) or "compile_cooldown" (their last compile timed out); NULL: its turn.
+    waiting_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    waiting_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     # record_grading_result ran for this row (the service is idempotent too; this saves work)
     recorded: Mapped[bool] = mapped_column(Boolean, default=False)
 

@@ -89,7 +89,8 @@ def claim(db: Session, sub_id: int, *, lane: str, owner: str, gpu: bool, lease_s
                                                within_budget(now, gpu_budget_seconds)).values(
         state=states.COMPILING, lane=lane, lease_owner=owner,
         lease_expires_at=now + dt.timedelta(seconds=lease_seconds), claimed_at=now, started_at=None,
-        attempts=Submission.attempts + (1 if count_attempt else 0), updated_at=now)) == 1
+        attempts=Submission.attempts + (1 if count_attempt else 0), waiting_reason=None, waiting_until=None,
+        updated_at=now)) == 1
     db.commit()
     return db.get(Submission, sub_id, populate_existing=True) if won else None
 
@@ -104,6 +105,17 @@ def requeue(db: Session, sub_ids: list[int]) -> list[int]:
                    .values(state=states.QUEUED, lease_owner=None, lease_expires_at=None, updated_at=utcnow()))
     db.commit()
     return ids
+
+
+def release(db: Session, sub_id: int, owner: str) -> bool:
+    """Cluster mode: this worker could not grade the job (no GPU); the row waits again as queued,
+    for the job engine to hand its job to another worker. False when the lease was lost."""
+    ok = changed(db, update(Submission).where(
+        Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
+    ).values(state=states.QUEUED, lease_owner=None, lease_expires_at=None, started_at=None,
+             attempts=Submission.attempts - 1, updated_at=utcnow())) == 1
+    db.commit()
+    return ok
 
 
 def compiled(db: Session, sub_id: int, owner: str, compile_ms: int) -> Submission | None:
@@ -129,6 +141,22 @@ def compile_seconds_used(db: Session, user_id: int, since: dt.datetime) -> tuple
                                       Submission.claimed_at > since)).one()
     db.rollback()
     return float(total or 0) / 1000.0, oldest
+
+
+def hold_back(db: Session, sub_id: int, reason: str, until: dt.datetime) -> None:
+    """A queued row waits past its turn (compile budget, cool-down): the learner's page says why and until
+    when. The caller commits, with the job it defers for ``until``."""
+    db.execute(update(Submission).where(Submission.id == sub_id, Submission.state == states.QUEUED)
+               .values(waiting_reason=reason, waiting_until=until, updated_at=utcnow()))
+
+
+def compile_timed_out(db: Session, user_id: int, since: dt.datetime) -> bool:
+    """Did one of this learner's compiles since ``since`` end as a compile timeout (a likely bomb)?"""
+    found = db.scalar(select(Submission.id).where(
+        Submission.user_id == user_id, Submission.finished_at > since, Submission.verdict == "COMPILE_ERROR",
+        Submission.result.like('%"COMPILE_TIMEOUT"%')).limit(1))
+    db.rollback()
+    return found is not None
 
 
 def mark_started(db: Session, sub_id: int, owner: str) -> None:

@@ -51,6 +51,8 @@ class SubmissionView(BaseModel):
                                        "when your next job can run (UTC)")
     final: bool
     verdict: str | None = Field(None, examples=["PASSED"])
+    waiting_reason: str | None = Field(None, description="queued but held back: compile_budget | compile_cooldown")
+    waiting_until: str | None = Field(None, description="when a held-back submission may go on (UTC)")
     launch: dict[str, Any] | None = None
     source_bytes: int
     attempts: int

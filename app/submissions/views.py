@@ -5,10 +5,11 @@ import datetime as dt
 import json
 from typing import Any
 
+from app.core.clock import utcnow
 from app.core.errors import translate
 from app.submissions import states
 from app.submissions.gpu_budget import GpuWait
-from app.submissions.messages import STATES, WAITS
+from app.submissions.messages import STATES, WAITING
 from app.submissions.models import Submission
 
 
@@ -20,24 +21,35 @@ def _ms(a: dt.datetime | None, b: dt.datetime | None) -> float | None:
     return round((b - a).total_seconds() * 1000, 1) if a and b else None
 
 
+def state_text(row: Submission, lang: str, position: int | None, gpu_wait: GpuWait | None = None) -> str:
+    """The state in the reader's language; a queued row held back says why and until when."""
+    if gpu_wait is not None:
+        return translate(WAITING, "gpu_budget", lang, {
+            "used": f"{gpu_wait.used_seconds:.0f}", "budget": f"{gpu_wait.budget_seconds:g}",
+            "time": gpu_wait.until.strftime("%H:%M")})
+    if row.state == states.QUEUED and row.waiting_reason in WAITING and row.waiting_until is not None:
+        left = max(0.0, (row.waiting_until - utcnow()).total_seconds())
+        return translate(WAITING, row.waiting_reason, lang, {"minutes": max(1, -(-int(left) // 60)),
+                                                            "until": row.waiting_until.strftime("%H:%M:%S")})
+    return translate(STATES, row.state, lang, {"position": position})
+
+
 def submission_json(row: Submission, *, lang: str, position: int | None, include_source: bool,
                     include_result: bool = True, gpu_wait: GpuWait | None = None) -> dict[str, Any]:
     """``gpu_wait``: the row waits because its learner used their hourly GPU budget
     (app.submissions.gpu_budget.waiting_row); its state text says until when."""
-    state_text = translate(STATES, row.state, lang, {"position": position})
-    if gpu_wait is not None:
-        state_text = translate(WAITS, "gpu_budget", lang, {
-            "used": f"{gpu_wait.used_seconds:.0f}", "budget": f"{gpu_wait.budget_seconds:g}",
-            "time": gpu_wait.until.strftime("%H:%M")})
     data: dict[str, Any] = {
         "id": row.id,
         "exercise": row.exercise_id,
         "state": row.state,
-        "state_text": state_text,
+        "state_text": state_text(row, lang, position, gpu_wait),
         "position": position if row.state == states.QUEUED else None,
         "gpu_wait_until": _iso(gpu_wait.until) if gpu_wait is not None else None,
         "final": row.state == states.DONE,
         "verdict": row.verdict,
+        # queued but held back: "compile_budget" or "compile_cooldown", and until when (UTC)
+        "waiting_reason": row.waiting_reason if row.state == states.QUEUED else None,
+        "waiting_until": _iso(row.waiting_until) if row.state == states.QUEUED else None,
         "launch": json.loads(row.launch) if row.launch else None,
         "source_bytes": row.source_bytes,
         "attempts": row.attempts,

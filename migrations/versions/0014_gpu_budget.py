@@ -2,14 +2,14 @@
 an index on (user_id, finished_at) for summing one learner's last hour.
 
 Revision ID: 0014_gpu_budget
-Revises: 0012_verdict_override_flow
+Revises: 0013_ops
 Create Date: 2026-11-26
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0014_gpu_budget"
-down_revision = "0012_verdict_override_flow"
+down_revision = "0013_ops"
 branch_labels = None
 depends_on = None
 
