@@ -36,6 +36,8 @@ STATES = {
     "timing": _("Timing against the reference kernels."),
     "awaiting_gpu": _("Compiled. This server has no GPU right now; it will be graded when one is available."),
     "done": _("Done."),
+    # queued, after its compile: what the compile stage hands to the GPU stage
+    "compiled": _("Compiled. Waiting for the GPU (position %(position)s)."),
 }
 
 # Why a queued submission waits longer than its turn, with when it may go on: the compile reasons are

@@ -268,12 +268,15 @@ def record_pending(db: Session, record: Callable[[Session, Submission], None], l
 
 
 def position(db: Session, row: Submission) -> int | None:
-    """1 for the next job. Counts queued jobs stored earlier (exact when each user has one job in
+    """1 for the next job of its stage (compile, or GPU once compiled). Counts that stage's queued jobs
+    stored earlier (exact when each user has one job in
     flight, the default; with more, the round-robin may let a later job of another user pass)."""
     if row.state != states.QUEUED:
         return None
+    # A compiled row waits for the GPU stage: only compiled rows are ahead of it there.
+    stage = Submission.compile_ms.is_not(None) if row.compile_ms is not None else Submission.compile_ms.is_(None)
     ahead = db.scalar(select(func.count()).select_from(Submission).where(
-        Submission.state == states.QUEUED,
+        Submission.state == states.QUEUED, stage,
         or_(Submission.created_at < row.created_at, and_(Submission.created_at == row.created_at,
                                                          Submission.id < row.id)))) or 0
     return ahead + 1

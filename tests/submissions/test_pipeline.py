@@ -137,3 +137,32 @@ def test_a_lease_lost_mid_compile_and_mid_gpu_is_taken_over_once(kind, request, 
         assert runs.count("compile") == 2 and runs.count("start") == 2 and runs.count("end") == 1
     finally:
         transport.stop()
+
+
+def test_a_compiled_job_says_it_waits_for_the_gpu_in_both_languages(tmp_path, make_client, api_for, db_url):
+    """Between the stages the row is queued again; its text says it compiled and where it stands in the
+    GPU's queue, not in the compile queue (a learner whose job still needs its compile is not ahead)."""
+    from app.bench import fake_gpu
+    from app.submissions.dispatcher import DispatcherConfig
+    from app.submissions.pipeline import OneBoxPipeline
+
+    client = make_client(make_settings(tmp_path, database_url=db_url, dispatcher_enabled=False))
+    ann, bob = api_for(client, "ann"), api_for(client, "bob")
+    first = ann.submit(gemm_source("ann 0")).json()["id"]
+    pipeline = OneBoxPipeline(client.app.state.session_factory, DispatcherConfig(gpu=True, lane="box:gpu0"),
+                              slots=1, compile_budget_seconds=120, grade=fake_gpu.grade,
+                              compile_first=fake_gpu.compile_first)
+    assert pipeline.gpu.hold_lane(force=True) and pipeline.compile_step()
+    second = bob.submit(gemm_source("bob 0")).json()["id"]
+    view = ann.client.get(f"/api/submissions/{first}?lang=en", headers=ann.headers).json()
+    assert (view["state"], view["position"]) == ("queued", 1)
+    assert view["state_text"] == "Compiled. Waiting for the GPU (position 1)."
+    korean = ann.client.get(f"/api/submissions/{first}?lang=ko", headers=ann.headers).json()
+    assert korean["state_text"] == "컴파일했어요. GPU를 기다리는 중이에요(1번째)."
+    waiting = bob.client.get(f"/api/submissions/{second}?lang=en", headers=bob.headers).json()
+    assert waiting["state_text"] == "Waiting in the queue (position 1)."
+    assert pipeline.compile_step() and pipeline.gpu.step()  # bob compiled; ann's job is graded first
+    assert ann.wait(first, timeout=30)["verdict"] == "PASSED"
+    assert bob.client.get(f"/api/submissions/{second}?lang=en", headers=bob.headers).json()["state_text"] == \
+        "Compiled. Waiting for the GPU (position 1)."
+    pipeline.stop()
