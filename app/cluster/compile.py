@@ -14,18 +14,25 @@ from typing import Any
 
 from app.submissions.compiling import COOLDOWN_RETRY_SECONDS, CompilerPool, CompileStage
 
-__all__ = ["COOLDOWN_RETRY_SECONDS", "CompilerPool", "CompileStage", "cluster_compile_stage"]
+__all__ = ["COOLDOWN_RETRY_SECONDS", "CompilerPool", "CompileStage", "Procrastinate", "cluster_compile_stage"]
+
+
+class Procrastinate:
+    """The pipeline's transport in cluster mode (app/submissions/compiling.py ``Transport``)."""
+
+    def __init__(self, enqueuer: Any) -> None:
+        self.enqueuer = enqueuer
+
+    def hold(self, db: Any, row: Any, until: dt.datetime, job: Any) -> None:
+        self.enqueuer(db, row, priority=job.priority, schedule_at=until.replace(tzinfo=dt.UTC))
+
+    def compiled(self, db: Any, row: Any, job: Any) -> None:
+        from app.cluster.jobs import GRADE_TASK
+
+        self.enqueuer(db, row, task=GRADE_TASK, priority=job.priority)
 
 
 def cluster_compile_stage(session_factory: Any, dispatchers: list[Any], compile_first: Any, enqueuer: Any,
                           budget_seconds: float) -> CompileStage:
     """The compile stage with procrastinate as its transport; ``run(job, submission_id)``."""
-    from app.cluster.jobs import GRADE_TASK
-
-    def hold(db: Any, row: Any, until: dt.datetime, job: Any) -> None:
-        enqueuer(db, row, priority=job.priority, schedule_at=until.replace(tzinfo=dt.UTC))
-
-    def compiled(db: Any, row: Any, job: Any) -> None:
-        enqueuer(db, row, task=GRADE_TASK, priority=job.priority)
-
-    return CompileStage(session_factory, dispatchers, compile_first, budget_seconds, hold=hold, compiled=compiled)
+    return CompileStage(session_factory, dispatchers, compile_first, budget_seconds, Procrastinate(enqueuer))

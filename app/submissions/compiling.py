@@ -1,8 +1,8 @@
 """The compile stage of the grading pipeline, the same in both deployments: source policy, launch checks
 and the sandboxed NVRTC compile run in CPU slots before a job may take a GPU. Only how a job reaches a
 slot differs (the one-box pipeline's threads, app/submissions/pipeline.py; procrastinate's compile
-queue in cluster mode, app/cluster/compile.py): the transport passes two callbacks, ``hold`` (make the
-row come back at a time) and ``compiled`` (hand the compiled row to the GPU stage).
+queue in cluster mode, app/cluster/compile.py), behind ``Transport``: ``hold`` (make a held-back row
+come back at a time) and ``compiled`` (hand the compiled row to the GPU stage).
 
 - A pool of ``slots`` compilers (each the engine's own ``Compiler`` with its sandboxed worker
   process), all sharing one cubin cache (memory + a folder on this host, so every process of the
@@ -32,7 +32,7 @@ import queue as queue_module
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from sqlalchemy.orm import Session
 
@@ -40,11 +40,18 @@ from app.submissions.models import Submission
 
 log = logging.getLogger(__name__)
 COOLDOWN_RETRY_SECONDS = 5
-# hold(db, row, until, ticket): the transport makes the row come back at ``until``; the caller commits.
-Hold = Callable[[Session, Submission, dt.datetime, Any], None]
-# compiled(db, row, ticket): the transport hands the compiled row to the GPU stage, in the transaction
-# that marks it compiled (the caller commits).
-Compiled = Callable[[Session, Submission, Any], None]
+
+
+class Transport(Protocol):
+    """How a row reaches the stages; the rest of the pipeline is the same in both deployments.
+    ``ticket``: what the transport handed the compile stage with the row (cluster: its job)."""
+
+    def hold(self, db: Session, row: Submission, until: dt.datetime, ticket: Any) -> None:
+        """The row was held back until ``until`` (budget, cool-down): make it come back then.
+        In the caller's transaction (the caller commits)."""
+
+    def compiled(self, db: Session, row: Submission, ticket: Any) -> None:
+        """The row compiled: hand it to the GPU stage, in the transaction that marks it compiled."""
 
 
 class _Compiled(Exception):
@@ -123,14 +130,14 @@ class CompileStage:
     """Runs one submission's compile: budget and cool-down checks, then ``Dispatcher.compile_claimed``."""
 
     def __init__(self, session_factory: Any, dispatchers: list[Any], compile_first: Any, budget_seconds: float,
-                 *, hold: Hold, compiled: Compiled) -> None:
+                 transport: Transport) -> None:
         self.session_factory = session_factory
         self._idle: queue_module.SimpleQueue[Any] = queue_module.SimpleQueue()
         for dispatcher in dispatchers:  # one per slot: each claims under its own lease owner
             self._idle.put(dispatcher)
         self.compile_first = compile_first
         self.budget_seconds = budget_seconds
-        self.hold, self.compiled = hold, compiled
+        self.transport = transport
         # Cooling learners (a compile timed out this hour) may hold this many slots at once.
         self.cooling_cap = max(1, len(dispatchers) - 1)
         self._cooling = 0
@@ -148,7 +155,7 @@ class CompileStage:
             self._cooling -= 1
 
     def run(self, ticket: Any, submission_id: int) -> str:
-        """``ticket``: what the transport needs back in ``hold``/``compiled`` (cluster: the job).
+        """``ticket``: what the transport needs back in ``hold``/``compiled`` (cluster: the job; one box: None).
         Returns "final", "compiled", "skipped", "over_budget" or "cooling_down"."""
         from app.core.clock import utcnow
         from app.submissions import queue
@@ -174,7 +181,7 @@ class CompileStage:
         dispatcher = self._idle.get()
         try:
             return cast(str, dispatcher.compile_claimed(
-                submission_id, self.compile_first, lambda db, row: self.compiled(db, row, ticket)))
+                submission_id, self.compile_first, lambda db, row: self.transport.compiled(db, row, ticket)))
         finally:
             self._idle.put(dispatcher)
             if cooling:
@@ -185,5 +192,5 @@ class CompileStage:
         from app.submissions import queue
 
         queue.hold_back(db, row.id, reason, until)
-        self.hold(db, row, until, ticket)
+        self.transport.hold(db, row, until, ticket)
         db.commit()

@@ -20,18 +20,34 @@ the pipeline (a box that wants no compile threads).
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.submissions import lanes, queue
 from app.submissions.compiling import CompilerPool, CompileStage
 from app.submissions.dispatcher import CompileFirst, Dispatcher, DispatcherConfig, Grade, Notify
+from app.submissions.models import Submission
 
 log = logging.getLogger(__name__)
+
+
+class LeaseQueue:
+    """The pipeline's transport on one box (app/submissions/compiling.py ``Transport``): the table is
+    the queue, so there is nothing to send. A held-back row is skipped by ``queue.to_compile`` until
+    its ``waiting_until``; a compiled row is what the GPU stage claims (``compiled_only``), woken by
+    ``OneBoxPipeline.compile_step`` once it is committed."""
+
+    def hold(self, db: Session, row: Submission, until: dt.datetime, ticket: Any) -> None:
+        return None
+
+    def compiled(self, db: Session, row: Submission, ticket: Any) -> None:
+        return None
 
 
 class OneBoxPipeline:
@@ -57,11 +73,7 @@ class OneBoxPipeline:
         self.slot_dispatchers = slot_dispatchers
         first = compile_first or (self.pool.compile_first if self.pool else None)
         assert first is not None
-        # The lease queue needs no extra step to bring a held-back row back (the claim skips it until
-        # its waiting_until), and the GPU stage is woken after the compiled row is committed.
-        self.stage = CompileStage(session_factory, slot_dispatchers, first, compile_budget_seconds,
-                                  hold=lambda db, row, until, ticket: None,
-                                  compiled=lambda db, row, ticket: None)
+        self.stage = CompileStage(session_factory, slot_dispatchers, first, compile_budget_seconds, LeaseQueue())
         self.poll_seconds = config.poll_seconds
         self._stop = threading.Event()
         self._wake = threading.Condition()
