@@ -166,3 +166,17 @@ def test_a_compiled_job_says_it_waits_for_the_gpu_in_both_languages(tmp_path, ma
     assert bob.client.get(f"/api/submissions/{second}?lang=en", headers=bob.headers).json()["state_text"] == \
         "Compiled. Waiting for the GPU (position 1)."
     pipeline.stop()
+
+
+def test_worker_no_gpu_on_one_box_is_refused_with_the_reason(tmp_path):
+    """`worker --gpu N` runs one GPU's grader in both modes; a compile-only worker is a cluster thing."""
+    import subprocess
+    import sys
+
+    from app.core.config import PROJECT_ROOT
+
+    env = {"MKC_DATABASE_URL": f"sqlite:///{tmp_path / 'box.db'}", "MKC_QUEUE": "embedded", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-m", "app", "worker", "--no-gpu"], cwd=PROJECT_ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--no-gpu is for cluster mode (MKC_QUEUE=procrastinate)" in done.stderr
