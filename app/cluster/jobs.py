@@ -106,9 +106,18 @@ def make_app(database_url: str, **pool_args: Any) -> procrastinate.App:
         stalled = list(await context.app.job_manager.get_stalled_jobs(seconds_since_heartbeat=extra["stalled_seconds"]))
         ids = []
         for job in stalled:
-            if job.id == context.job.id:
+            if job.id is None or job.id == context.job.id:
                 continue
-            await context.app.job_manager.retry_job(job)
+            try:
+                await context.app.job_manager.retry_job(job)
+            except procrastinate.exceptions.UniqueViolation:
+                # Another job of this submission waits already (its compile finished and deferred the
+                # grading job before the database cut this one's bookkeeping): that one runs; this
+                # stalled copy is removed, or it would stop every other stalled job from going back.
+                await context.app.job_manager.finish_job_by_id_async(job.id, status=procrastinate.jobs.Status.FAILED,
+                                                                     delete_job=True)
+                log.warning("stalled job %s of %s removed: another job for it waits already", job.id,
+                            job.queueing_lock)
             if job.task_name in (GRADE_TASK, COMPILE_TASK):
                 ids.append(int(str(job.task_kwargs["submission_id"])))
         if ids:

@@ -148,7 +148,7 @@ async def _serve(args: argparse.Namespace, settings) -> int:
     from app.core.migrate import require_head
     from app.submissions import lanes, queue
     from app.submissions.cli import catalog_slugs
-    from app.submissions.dispatcher import Dispatcher
+    from app.submissions.dispatcher import DATABASE_ERRORS, Dispatcher
     from app.submissions.runtime import dispatcher_config
 
     engine = make_engine(settings.resolved_database_url)
@@ -218,13 +218,18 @@ async def _serve(args: argparse.Namespace, settings) -> int:
              "none" if args.no_gpu else args.gpu, slots)
     patience = settings.worker_database_patience_seconds
     gpu_index = None if args.no_gpu else args.gpu
-    with session_factory() as db:
-        registry.start(db, name, gpu_index, slots)
+    try:
+        with session_factory() as db:
+            registry.start(db, name, gpu_index, slots)
+    except DATABASE_ERRORS:  # a blip right now: the first heartbeat that reaches the database writes the row
+        log.warning("worker %s: database unreachable at start; its row is written by the next heartbeat", name)
     beating = asyncio.create_task(keep_beating(session_factory, name, gpu_index, slots,
                                                settings.worker_heartbeat_seconds, log))
     try:
         while True:
-            app = make_app(settings.resolved_database_url, min_size=1, max_size=6)  # a fresh pool each round
+            # A fresh pool each round; a connection that cannot be had in 10 s is a database fault (the
+            # pool would wait 30 s by default before the reconnect loop below takes over).
+            app = make_app(settings.resolved_database_url, min_size=1, max_size=6, timeout=10)
             workers[:] = []
             if not args.no_gpu:  # one timed job at a time on this GPU
                 workers.append(Worker(app, queues=[GRADING_QUEUE, MAINTENANCE_QUEUE], concurrency=1, name=name,
@@ -238,8 +243,8 @@ async def _serve(args: argparse.Namespace, settings) -> int:
                 async with app.open_async():
                     await run_together(workers)
             except Exception as exc:  # the database went away under procrastinate (or never answered)
-                log.warning("worker %s: queue connection lost (%s)", name, str(exc).splitlines()[0][:160]
-                            if str(exc) else type(exc).__name__)
+                log.warning("worker %s: queue connection lost (%s: %s)", name, type(exc).__name__,
+                            " ".join(str(exc).split())[:160])
             if outcome["stopping"]:
                 break
             # procrastinate stopped on its own: a side task (heartbeat, LISTEN) met a database error.
@@ -302,7 +307,7 @@ async def wait_for_database(conninfo_: str, patience: float, log: logging.Logger
             return True
         if time.monotonic() - started >= patience:
             return False
-        log.warning("database unreachable; trying again in %.0f s", delay)
+        log.warning("database unreachable; trying again in %.1f s", delay)
         await asyncio.sleep(delay)
         delay = min(delay * 2, 15.0)
     return False

@@ -182,6 +182,8 @@ def test_postgresql_restarted_mid_grade_and_down_15_s_loses_and_fails_no_job(tmp
         ids = [i for *_, i in post_burst(server.url, tokens, 1, source=lambda name, n: gemm_source(name))]
         workers.start(0)
         workers.start(1)
+        # both up (a worker that meets the fault while it starts exits non-zero for its supervisor)
+        _wait_for(url, "SELECT 1 FROM grading_worker HAVING COUNT(*) = 2", time.monotonic() + 120, workers.logs())
         on_gpu = "SELECT id FROM submission WHERE state IN ('checking', 'timing')"
         _wait_for(url, on_gpu, time.monotonic() + 120, workers.logs())
         pg.restart()
@@ -429,3 +431,71 @@ def test_an_idle_worker_logs_no_line_per_maintenance_run():
     assert quiet_maintenance(record("procrastinate.worker", logging.INFO,
                                     "Starting job mkc.grade_submission[10](submission_id=3)"))
     assert quiet_maintenance(record("app.cluster.jobs", logging.INFO, "mkc.retry_stalled requeued 2"))
+
+
+def test_a_worker_that_gives_up_on_the_database_exits_non_zero(tmp_path):
+    """PostgreSQL stays away longer than MKC_WORKER_DATABASE_PATIENCE_SECONDS: the worker exits 4 (its
+    supervisor restarts it), never 0."""
+    from tests.pg import start_server
+
+    pg = start_server()
+    workers = None
+    try:
+        url = pg.create_database("gone")
+        cluster_server(tmp_path / "web", url).migrate()
+        workers = Workers(url, tmp_path / "workers", dispatcher_gpu="on", worker_heartbeat_seconds="0.5",
+                          worker_database_patience_seconds="3")
+        proc = workers.start(0)
+        deadline = time.monotonic() + 60
+        while not rows(url, "SELECT name FROM grading_worker"):
+            assert time.monotonic() < deadline and proc.poll() is None, workers.logs()
+            time.sleep(0.2)
+        pg.pause()
+        assert proc.wait(90) == 4, workers.logs()
+    finally:
+        if workers is not None:
+            workers.stop_all()
+        pg.stop()
+    assert "the database did not answer for 3 s" in workers.logs()
+
+
+def test_a_stalled_job_whose_submission_has_another_waiting_job_does_not_block_the_others(
+        tmp_path, make_client, api_for, pg_url):
+    """The database cut a compile job's bookkeeping after its compile had deferred the grading job: the
+    stalled compile job cannot go back to the queue (the grading job holds the submission's queueing
+    lock). It is removed and every other stalled job still goes back; before, one such job stopped
+    retry_stalled for good and the other jobs of dead workers were never retried."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from sqlalchemy import text
+
+    from app.cluster.jobs import GRADE_TASK, RETRY_TASK, Enqueuer, make_app
+    from app.core.db import make_engine
+    from app.submissions.models import Submission
+
+    client = make_client(make_settings(tmp_path, database_url=pg_url, queue="procrastinate", dispatcher_enabled=False))
+    ann, bob = api_for(client, "ann"), api_for(client, "bob")
+    a = ann.submit(gemm_source("a")).json()["id"]
+    b = bob.submit(gemm_source("b")).json()["id"]
+    engine = make_engine(pg_url)
+    with engine.begin() as conn:  # both compile jobs were running on workers that are gone
+        conn.execute(text("UPDATE procrastinate_jobs SET status = 'doing', worker_id = NULL"))
+    with client.app.state.session_factory() as db:  # a's compile had finished: its grading job waits
+        Enqueuer(pg_url)(db, db.get(Submission, a), task=GRADE_TASK, priority=0)
+        db.commit()
+    requeued: list[int] = []
+
+    async def retry_stalled() -> int:
+        app = make_app(pg_url)
+        async with app.open_async():
+            context = SimpleNamespace(app=app, job=SimpleNamespace(id=-1),
+                                      additional_context={"stalled_seconds": 30, "requeue": requeued.extend})
+            return await app.tasks[RETRY_TASK].func(context, timestamp=0)
+
+    assert asyncio.run(retry_stalled()) == 2
+    jobs = rows(pg_url, "SELECT queueing_lock, status, task_name FROM procrastinate_jobs ORDER BY id")
+    assert [tuple(j) for j in jobs] == [(f"submission:{b}", "todo", "mkc.compile_submission"),
+                                        (f"submission:{a}", "todo", "mkc.grade_submission")]
+    assert sorted(requeued) == sorted([a, b])
+    engine.dispose()
