@@ -184,8 +184,12 @@ def compile_seconds_used(db: Session, user_id: int, since: dt.datetime) -> tuple
 def hold_back(db: Session, sub_id: int, reason: str, until: dt.datetime) -> None:
     """A queued row waits past its turn (compile budget, cool-down): the learner's page says why and until
     when. The caller commits, with the job it defers for ``until``."""
-    db.execute(update(Submission).where(Submission.id == sub_id, Submission.state == states.QUEUED)
-               .values(waiting_reason=reason, waiting_until=until, updated_at=utcnow()))
+    now = utcnow()
+    # A row whose holder died mid-compile (its lease ran out) waits as queued again, held back too;
+    # left running, it would be picked again at once and held back again, forever.
+    db.execute(update(Submission).where(Submission.id == sub_id, claimable(now, gpu=False))
+               .values(state=states.QUEUED, lease_owner=None, lease_expires_at=None,
+                       waiting_reason=reason, waiting_until=until, updated_at=now))
 
 
 def compile_timed_out(db: Session, user_id: int, since: dt.datetime) -> bool:

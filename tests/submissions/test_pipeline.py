@@ -180,3 +180,41 @@ def test_worker_no_gpu_on_one_box_is_refused_with_the_reason(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--no-gpu is for cluster mode (MKC_QUEUE=procrastinate)" in done.stderr
+
+
+def test_a_stalled_compile_of_a_learner_over_the_compile_budget_waits_once(tmp_path, make_client, api_for, db_url):
+    """A slot died mid-compile (lease ran out) and its learner has used the hour's compile time: the row
+    waits as queued, saying why, and is not picked again before then (no slot spins on it)."""
+    import datetime as dt
+
+    from sqlalchemy import update
+
+    from app.bench import fake_gpu
+    from app.core.clock import utcnow
+    from app.submissions.dispatcher import DispatcherConfig
+    from app.submissions.models import Submission
+    from app.submissions.pipeline import OneBoxPipeline
+
+    client = make_client(make_settings(tmp_path, database_url=db_url, dispatcher_enabled=False,
+                                       submission_max_in_flight=3))
+    kim = api_for(client, "kim")
+    spent = kim.submit(gemm_source("spent")).json()["id"]
+    stalled = kim.submit(gemm_source("stalled")).json()["id"]
+    now = utcnow()
+    factory = client.app.state.session_factory
+    with factory() as db:  # the first used 200 s of compile ten minutes ago; the second's slot died
+        db.execute(update(Submission).where(Submission.id == spent).values(
+            state="done", verdict="PASSED", compile_ms=200_000, claimed_at=now - dt.timedelta(minutes=10),
+            finished_at=now - dt.timedelta(minutes=9), recorded=True))
+        db.execute(update(Submission).where(Submission.id == stalled).values(
+            state="compiling", lease_owner="gone:1:dead", lease_expires_at=now - dt.timedelta(seconds=5)))
+        db.commit()
+    pipeline = OneBoxPipeline(factory, DispatcherConfig(gpu=True, lane="box:gpu0"), slots=1,
+                              compile_budget_seconds=120, grade=fake_gpu.grade, compile_first=fake_gpu.compile_first)
+    assert pipeline.gpu.hold_lane(force=True)
+    assert pipeline.compile_step()  # held back
+    assert not pipeline.compile_step()  # and not picked again
+    view = kim.client.get(f"/api/submissions/{stalled}?lang=en", headers=kim.headers).json()
+    assert (view["state"], view["waiting_reason"]) == ("queued", "compile_budget")
+    assert view["state_text"].startswith("Waiting: you used this hour's compile time")
+    pipeline.stop()
