@@ -1,6 +1,9 @@
 """The dispatcher: holds a lane (one GPU, or this machine's CPU when it has none), claims jobs
 fairly and runs the engine's ``grade()`` in its own thread, so the web server's event loop never
-waits on a compile or a GPU run, and no database transaction stays open while a job runs.
+waits on a compile or a GPU run, and no database transaction stays open while a job runs. It is
+the GPU stage of the grading pipeline in both deployments (``compiled_only`` on one box,
+app/submissions/pipeline.py; ``run_claimed`` in cluster mode), and each compile slot's claim and
+store (``compile_claimed``).
 
 Outcomes:
 - ``UNAVAILABLE_NO_GPU`` (compiled fine, nothing to run it on) -> ``awaiting_gpu``: the row keeps
