@@ -14,8 +14,8 @@ Leases and retries are the queue's: a slot or a GPU lane that dies leaves its ro
 is taken over once its lease runs out (compile rows by a compile slot, compiled rows by the GPU
 stage); fairness is ``queue.fair_order`` in both stages.
 
-``slots = 0`` (``MKC_COMPILE_SLOTS=0``) leaves the compile to the GPU lane's ``grade()``, as before
-the pipeline (a box that wants no compile threads).
+A box always has at least one compile slot (``MKC_COMPILE_SLOTS=0`` means one here: in cluster mode
+it marks a worker that leaves compiling to others, and on one box there are no others).
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.core.config import Settings
-from app.submissions.dispatcher import CompileFirst, Dispatcher, DispatcherConfig, Grade
+from app.submissions.dispatcher import CompileFirst, DispatcherConfig, Grade
 from app.submissions.events import ChangeHub
 from app.submissions.models import Submission
 from app.submissions.pipeline import OneBoxPipeline
@@ -27,8 +27,7 @@ log = logging.getLogger(__name__)
 class SubmissionsRuntime:
     def __init__(self) -> None:
         self.hub = ChangeHub()
-        # The one-box pipeline (compile slots + the GPU stage), or a lone Dispatcher with no compile slots.
-        self.dispatcher: OneBoxPipeline | Dispatcher | None = None
+        self.dispatcher: OneBoxPipeline | None = None  # one box: compile slots + the GPU stage
         # Cluster mode: defers the row's grading job inside the row's own transaction
         # (app.cluster.jobs.Enqueuer); None on one box, where the dispatcher reads the table itself.
         self.enqueue: Callable[[Session, Submission], Any] | None = None
@@ -75,12 +74,10 @@ def start(app: FastAPI) -> None:
 
 def one_box(session_factory: sessionmaker[Session], settings: Settings, config: DispatcherConfig, *,
             lesson_slugs: Callable[[], frozenset[str]], notify: Callable[[int], None] | None = None,
-            grade: Grade | None = None, compile_first: CompileFirst | None = None) -> OneBoxPipeline | Dispatcher:
-    """The one-box grader: compile slots then the GPU stage (``MKC_COMPILE_SLOTS`` slots), or with
-    ``MKC_COMPILE_SLOTS=0`` a lone dispatcher whose grade() compiles on the GPU lane."""
-    if settings.compile_slots <= 0:
-        return Dispatcher(session_factory, config, lesson_slugs=lesson_slugs, notify=notify, grade=grade)
-    return OneBoxPipeline(session_factory, config, slots=settings.compile_slots,
+            grade: Grade | None = None, compile_first: CompileFirst | None = None) -> OneBoxPipeline:
+    """The one-box grader: ``MKC_COMPILE_SLOTS`` compile slots (at least one: on one box nobody else
+    compiles), then the GPU stage."""
+    return OneBoxPipeline(session_factory, config, slots=max(1, settings.compile_slots),
                           compile_budget_seconds=settings.compile_budget_seconds,
                           cache_dir=settings.data_dir / "cubin-cache", lesson_slugs=lesson_slugs, notify=notify,
                           grade=grade, compile_first=compile_first)
