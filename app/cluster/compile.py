@@ -1,173 +1,38 @@
-"""The compile stage of cluster mode: source policy, launch checks and the sandboxed NVRTC compile run
-on CPU before a job may take a GPU.
+"""The compile stage in cluster mode: procrastinate's ``compile`` queue is the transport of the
+pipeline's compile stage (app/submissions/compiling.py, the same code the one-box pipeline runs).
 
-- A pool of ``slots`` compilers (each the engine's own ``Compiler`` with its sandboxed worker
-  process) per worker process, all sharing one cubin cache (memory + a folder on this host, so every
-  worker process of the host finds a cubin its neighbours made). The GPU stage's ``grade()`` is given
-  a compiler on the same cache: the compile it repeats is a cache hit, and the kernel is the one
-  that was checked here.
-- No second compile path: ``compile_first`` runs the engine's own ``grade()`` and stops it right
-  after a successful compile (before it would look for a GPU). Every refusal — policy, launch,
-  compile error, compile timeout — is the Result ``grade()`` itself returns, final at once: a
-  compile bomb spends its timeout in a CPU slot and never holds a GPU.
-- Per learner: one compile at a time (the procrastinate lock ``learner:<id>``), and a compile
-  budget per hour (``compile_budget_seconds``): a learner past it waits (the job is deferred to when
-  the budget frees) instead of taking slots from the others.
-- Slots that bombs cannot fill: a learner whose compile timed out in the last hour (a likely compile
-  bomb) is "cooling down"; cooling learners share at most ``slots - 1`` of a worker's slots, so with
-  two or more slots one always serves everyone else. A cooling learner's job that finds those slots
-  taken is deferred by ``COOLDOWN_RETRY_SECONDS`` instead of holding a slot. The bound: an honest
-  compile waits for a bomb at most one compile timeout, and only for a bomber's first bomb of the
-  hour (nothing marks it before it times out); after that it waits only for honest compiles.
-- A held-back row says why and until when (``submission.waiting_reason`` / ``waiting_until``): the
-  learner's page shows it in their language.
+- Per learner: one compile at a time (the procrastinate lock ``learner:<id>``); the compile budget
+  and the cool-down of compile bombs are the stage's own (app/submissions/compiling.py).
+- A held-back row's job is deferred to the time it may go on (``schedule_at``); a compiled row's
+  ``grade_submission`` job is deferred in the transaction that marks it compiled, with the compile
+  job's priority (fairness carries over from one stage to the next).
 """
 from __future__ import annotations
 
-import queue as queue_module
-import threading
-from pathlib import Path
-from typing import Any, cast
+import datetime as dt
+from typing import Any
+
+from app.submissions.compiling import COOLDOWN_RETRY_SECONDS, CompilerPool, CompileStage
+
+__all__ = ["COOLDOWN_RETRY_SECONDS", "CompilerPool", "CompileStage", "Procrastinate", "cluster_compile_stage"]
 
 
-class _Compiled(Exception):
-    """Raised by the stopping compiler after a successful compile: grade() must not go on to a GPU."""
+class Procrastinate:
+    """The pipeline's transport in cluster mode (app/submissions/compiling.py ``Transport``)."""
 
-
-class _StopAfterCompile:
-    """Looks like the engine's Compiler to grade(); compiles for real, then stops grade() there."""
-
-    def __init__(self, real):
-        self.real = real
-        self.arch = real.arch
-        self.worker = real.worker
-
-    def compile(self, *args: Any, **kwargs: Any):
-        self.real.compile(*args, **kwargs)  # a CompileError goes back to grade(), which makes its Result
-        raise _Compiled
-
-
-class CompilerPool:
-    """``slots`` engine compilers sharing one cubin cache; ``take()``/``give()`` around each compile."""
-
-    def __init__(self, slots: int, cache_dir: Path | None = None):
-        from kernels.engine.compiler.cache import CubinCache
-        from kernels.engine.compiler.service import Compiler
-        from kernels.engine.settings import engine_settings
-
-        folder = engine_settings().cubin_cache_dir or (str(cache_dir) if cache_dir else None)
-        if folder:
-            Path(folder).mkdir(parents=True, exist_ok=True)
-        self.cache = CubinCache(disk_dir=folder)
-        self._make = lambda: Compiler(cache=self.cache, lineinfo=True)  # insight: SASS by source line
-        self._idle: queue_module.SimpleQueue = queue_module.SimpleQueue()
-        for _ in range(max(1, slots)):
-            self._idle.put(None)  # compilers start lazily, on first use
-        self.for_gpu: Any = None  # the GPU stage's compiler (same cache), made on first use
-
-    def compile_first(self, exercise_id: str, source: str, launch, on_phase=None):
-        """None when the kernel compiled (its cubin is in the cache); else the engine's final Result."""
-        from kernels.engine import grade
-
-        compiler = self._idle.get()
-        if compiler is None:
-            compiler = self._make()
-        try:
-            return grade(exercise_id, source, launch, on_phase, compiler=cast(Any, _StopAfterCompile(compiler)))
-        except _Compiled:
-            return None
-        finally:
-            self._idle.put(compiler)
-
-    def gpu_compiler(self):
-        if self.for_gpu is None:
-            self.for_gpu = self._make()
-        return self.for_gpu
-
-    def close(self) -> None:
-        while True:
-            try:
-                compiler = self._idle.get_nowait()
-            except queue_module.Empty:
-                break
-            if compiler is not None:
-                compiler.close()
-        if self.for_gpu is not None:
-            self.for_gpu.close()
-
-
-COOLDOWN_RETRY_SECONDS = 5
-
-
-class CompileStage:
-    """Runs ``compile_submission`` jobs: budget and cool-down checks, then ``Dispatcher.compile_claimed``."""
-
-    def __init__(self, session_factory, dispatchers: list, compile_first, enqueuer, budget_seconds: float):
-        self.session_factory = session_factory
-        self._idle: queue_module.SimpleQueue = queue_module.SimpleQueue()
-        for dispatcher in dispatchers:  # one per slot: each claims under its own lease owner
-            self._idle.put(dispatcher)
-        self.compile_first = compile_first
+    def __init__(self, enqueuer: Any) -> None:
         self.enqueuer = enqueuer
-        self.budget_seconds = budget_seconds
-        # Cooling learners (a compile timed out this hour) may hold this many slots at once.
-        self.cooling_cap = max(1, len(dispatchers) - 1)
-        self._cooling = 0
-        self._cooling_lock = threading.Lock()
 
-    def _take_cooling_slot(self) -> bool:
-        with self._cooling_lock:
-            if self._cooling >= self.cooling_cap:
-                return False
-            self._cooling += 1
-            return True
-
-    def _give_cooling_slot(self) -> None:
-        with self._cooling_lock:
-            self._cooling -= 1
-
-    def run(self, job, submission_id: int) -> str:
-        import datetime as dt
-        import logging
-
-        from app.cluster.jobs import GRADE_TASK
-        from app.core.clock import utcnow
-        from app.submissions import queue
-        from app.submissions.models import Submission
-
-        with self.session_factory() as db:
-            row = db.get(Submission, submission_id)
-            if row is None:
-                return "skipped"
-            hour_ago = utcnow() - dt.timedelta(hours=1)
-            used, oldest = queue.compile_seconds_used(db, row.user_id, hour_ago)
-            if used >= self.budget_seconds and oldest is not None:
-                # Past the hourly budget: wait until its oldest compile leaves the window.
-                when = oldest + dt.timedelta(hours=1)
-                self._hold_back(db, row, job, "compile_budget", when)
-                logging.getLogger(__name__).warning("learner %s used %.0f s of compile in the last hour; "
-                                                    "submission %s waits until %s", row.user_id, used, row.id, when)
-                return "over_budget"
-            cooling = queue.compile_timed_out(db, row.user_id, hour_ago)
-            if cooling and not self._take_cooling_slot():
-                self._hold_back(db, row, job, "compile_cooldown", utcnow() + dt.timedelta(seconds=COOLDOWN_RETRY_SECONDS))
-                return "cooling_down"
-        dispatcher = self._idle.get()
-        try:
-            return dispatcher.compile_claimed(
-                submission_id, self.compile_first,
-                lambda db, row: self.enqueuer(db, row, task=GRADE_TASK, priority=job.priority))
-        finally:
-            self._idle.put(dispatcher)
-            if cooling:
-                self._give_cooling_slot()
-
-    def _hold_back(self, db, row, job, reason: str, until) -> None:
-        """The row waits past its turn (its page says why and until when); its job is deferred to then."""
-        import datetime as dt
-
-        from app.submissions import queue
-
-        queue.hold_back(db, row.id, reason, until)
+    def hold(self, db: Any, row: Any, until: dt.datetime, job: Any) -> None:
         self.enqueuer(db, row, priority=job.priority, schedule_at=until.replace(tzinfo=dt.UTC))
-        db.commit()
+
+    def compiled(self, db: Any, row: Any, job: Any) -> None:
+        from app.cluster.jobs import GRADE_TASK
+
+        self.enqueuer(db, row, task=GRADE_TASK, priority=job.priority)
+
+
+def cluster_compile_stage(session_factory: Any, dispatchers: list[Any], compile_first: Any, enqueuer: Any,
+                          budget_seconds: float) -> CompileStage:
+    """The compile stage with procrastinate as its transport; ``run(job, submission_id)``."""
+    return CompileStage(session_factory, dispatchers, compile_first, budget_seconds, Procrastinate(enqueuer))

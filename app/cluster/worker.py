@@ -1,5 +1,7 @@
-"""``python -m app worker --gpu N``: one grading worker bound to one GPU, on any host that reaches
-the PostgreSQL database (cluster mode, ``MKC_QUEUE=procrastinate``).
+"""``python -m app worker --gpu N``: one grading worker bound to one GPU, the way to run several GPUs
+on one host in both deployments. With ``MKC_QUEUE=embedded`` (one box) it runs the one-box pipeline
+for GPU N (app/submissions/cli.py ``serve``; ``dispatcher --gpu-index N`` is its alias). With
+``MKC_QUEUE=procrastinate`` (cluster mode) it runs on any host that reaches the PostgreSQL database:
 
 - Binding: ``CUDA_VISIBLE_DEVICES=N`` is set in this process before anything asks for a GPU; the
   engine passes it into its sandboxed GPU workers, so the job runs on device N (seen there as 0).
@@ -40,7 +42,7 @@ EXIT_CONFIG, EXIT_NO_GPU, EXIT_DATABASE = 2, 3, 4
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("worker", help="cluster mode: one grading worker bound to one GPU (needs PostgreSQL)")
+    p = sub.add_parser("worker", help="one grading worker bound to one GPU (one box or cluster mode, by MKC_QUEUE)")
     p.add_argument("--gpu", type=int, default=0, help="CUDA device index this worker owns (default 0)")
     p.add_argument("--no-gpu", action="store_true", help="compile slots only (a CPU host)")
     p.add_argument("--compile-slots", type=int, default=None,
@@ -70,16 +72,28 @@ def run(args: argparse.Namespace) -> int:
     for handler in logging.getLogger().handlers:
         handler.addFilter(quiet_maintenance)
     settings = Settings()
-    try:
-        conninfo(settings.resolved_database_url)
-    except ClusterConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    embedded = settings.queue != "procrastinate"
+    if embedded and args.no_gpu:
+        print("error: --no-gpu is for cluster mode (MKC_QUEUE=procrastinate); on one box the compile slots "
+              "run beside each GPU's grader (MKC_COMPILE_SLOTS)", file=sys.stderr)
         return EXIT_CONFIG
+    if not embedded:
+        try:
+            conninfo(settings.resolved_database_url)
+        except ClusterConfigError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_CONFIG
     if not args.no_gpu and not args.grade:  # a --grade stand-in (tests, benchmarks) needs no GPU
         problem = gpu_problem(args.gpu)
         if problem:
             print(problem, file=sys.stderr)
             return EXIT_NO_GPU
+    if embedded:  # one box: the same pipeline over the lease queue, this GPU's lane
+        from app.submissions.cli import serve
+
+        return serve(settings, gpu_index=args.gpu, slots=args.compile_slots,
+                     grade=load_callable(args.grade) if args.grade else None,
+                     compile_first=load_callable(args.compile) if args.compile else None)
     return asyncio.run(_serve(args, settings))
 
 
@@ -126,7 +140,7 @@ async def _serve(args: argparse.Namespace, settings) -> int:
     from procrastinate.worker import Worker
 
     from app.cluster import registry
-    from app.cluster.compile import CompilerPool, CompileStage
+    from app.cluster.compile import CompilerPool, cluster_compile_stage
     from app.cluster.gpu_budget import GradeLater
     from app.cluster.jobs import COMPILE_QUEUE, GRADING_QUEUE, MAINTENANCE_QUEUE, Enqueuer, conninfo, make_app
     from app.cluster.reconcile import repair
@@ -165,11 +179,6 @@ async def _serve(args: argparse.Namespace, settings) -> int:
         with session_factory() as db:
             return repair(db, enqueuer)
 
-    def engine_grade(exercise_id, source, launch, on_phase):
-        from kernels.engine import grade
-
-        return grade(exercise_id, source, launch, on_phase=on_phase, compiler=pool.gpu_compiler())
-
     log = logging.getLogger(__name__)
     loop = asyncio.get_running_loop()
     workers: list[Any] = []
@@ -185,11 +194,11 @@ async def _serve(args: argparse.Namespace, settings) -> int:
         log.error("worker %s: %s; its job waits for another worker, this one exits", name, reason)
         loop.call_soon_threadsafe(stop_all, EXIT_NO_GPU)
 
-    gpu_dispatcher = dispatcher(name, load_callable(args.grade) if args.grade else engine_grade)
-    gpu_dispatcher.over_budget = GradeLater(Enqueuer(settings.resolved_database_url))
-    stage = CompileStage(session_factory, [dispatcher(f"{name}:compile") for _ in range(max(1, slots))],
-                         load_callable(args.compile) if args.compile else pool.compile_first,
-                         enqueuer, settings.compile_budget_seconds)
+    gpu_dispatcher = dispatcher(name, load_callable(args.grade) if args.grade else pool.grade_on)
+    gpu_dispatcher.over_budget = GradeLater(enqueuer)
+    stage = cluster_compile_stage(session_factory, [dispatcher(f"{name}:compile") for _ in range(max(1, slots))],
+                                  load_callable(args.compile) if args.compile else pool.compile_first,
+                                  enqueuer, settings.compile_budget_seconds)
     context = {"dispatcher": gpu_dispatcher, "compile_stage": stage, "requeue": requeue, "reconcile": reconcile,
                "gpu_lost": gpu_lost, "stalled_seconds": settings.worker_stalled_seconds}
     common = dict(listen_notify=True, fetch_job_polling_interval=5.0, delete_jobs="successful",

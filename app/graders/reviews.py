@@ -133,7 +133,8 @@ def rerun(db: Session, grader: User, sub_id: int, reason: str) -> SubmissionRevi
                                                   Submission.state.in_((states.DONE, states.AWAITING_GPU)))
                          .values(state=states.QUEUED, verdict=None, result=None, lease_owner=None,
                                  lease_expires_at=None, lane=None, started_at=None, finished_at=None,
-                                 attempts=0, recorded=False, updated_at=now)).rowcount
+                                 attempts=0, recorded=False, updated_at=now,
+                                 compile_ms=None)).rowcount  # compiled again before a GPU runs it
     if changed != 1:
         raise ReviewError("already_queued", status=409)
     db.flush()

@@ -1,4 +1,6 @@
-"""``python -m app dispatcher``: a standalone grading dispatcher (one per GPU).
+"""``python -m app dispatcher``: a standalone one-box grader (one per GPU): compile slots, then the
+GPU stage on one lane (app/submissions/pipeline.py). ``python -m app worker --gpu N`` runs the same
+with ``MKC_QUEUE=embedded`` and is the documented way; ``dispatcher --gpu-index N`` is its alias.
 
 Use it when the web server runs with ``MKC_DISPATCHER_ENABLED=false``, or on a GPU machine that
 shares the database with the web server. Stops cleanly on SIGTERM/SIGINT (finishing the job in
@@ -13,11 +15,13 @@ import threading
 from collections.abc import Callable
 
 from app.core.config import Settings
+from app.submissions.dispatcher import CompileFirst, Grade
 
 
 # ``sub``: what ArgumentParser.add_subparsers() returns (argparse gives that class no public name).
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("dispatcher", help="run a standalone grading dispatcher for one GPU")
+    p = sub.add_parser("dispatcher", help="one box: a standalone grader for one GPU (alias of `worker --gpu N` "
+                                          "with MKC_QUEUE=embedded)")
     p.add_argument("--gpu-index", type=int, default=None, help="which GPU's lane to hold (default: settings)")
     p.add_argument("--lane", default=None, help="lane name (default: <host>:gpu<index>, or <host>:cpu)")
     p.add_argument("--once", action="store_true", help="grade what is claimable now, then exit")
@@ -37,25 +41,35 @@ def catalog_slugs(settings: Settings) -> Callable[[], frozenset[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    return serve(Settings(), gpu_index=args.gpu_index, lane=args.lane, once=args.once)
+
+
+def serve(settings: Settings, *, gpu_index: int | None, lane: str | None = None, once: bool = False,
+          slots: int | None = None, grade: Grade | None = None, compile_first: CompileFirst | None = None) -> int:
+    """The one-box grader for one GPU outside the web process: ``python -m app dispatcher``, and
+    ``python -m app worker --gpu N`` when ``MKC_QUEUE=embedded``. ``slots``: compile slots (default
+    ``MKC_COMPILE_SLOTS``); ``grade``/``compile_first``: stand-ins (tests and benchmarks without a GPU)."""
     from app.core.db import make_engine, make_session_factory
     from app.core.migrate import upgrade_to_head
-    from app.submissions.dispatcher import Dispatcher
-    from app.submissions.runtime import dispatcher_config
+    from app.submissions.runtime import dispatcher_config, one_box
 
-    if args.gpu_index is not None:  # bind this dispatcher's sandboxed GPU workers to that device
+    if gpu_index is not None:  # bind this dispatcher's sandboxed GPU workers to that device
         import os
 
-        os.environ["CUDA_VISIBLE_DEVICES"] = str(args.gpu_index)
+        os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu_index)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    settings = Settings()
     settings.ensure_data_dir()
+    if slots is not None:
+        settings = settings.model_copy(update={"compile_slots": slots})
     engine = make_engine(settings.resolved_database_url)
     upgrade_to_head(engine)
-    config = dispatcher_config(settings, args.gpu_index)
-    if args.lane:
-        config.lane = args.lane
-    dispatcher = Dispatcher(make_session_factory(engine), config, lesson_slugs=catalog_slugs(settings))
-    if args.once:
+    config = dispatcher_config(settings, gpu_index)
+    if lane:
+        config.lane = lane
+    # The one-box pipeline: compile slots (MKC_COMPILE_SLOTS) on CPU, then this GPU's lane.
+    dispatcher = one_box(make_session_factory(engine), settings, config, lesson_slugs=catalog_slugs(settings),
+                         grade=grade, compile_first=compile_first)
+    if once:
         while dispatcher.step():
             pass
         dispatcher.stop()

@@ -1,6 +1,9 @@
 """The dispatcher: holds a lane (one GPU, or this machine's CPU when it has none), claims jobs
 fairly and runs the engine's ``grade()`` in its own thread, so the web server's event loop never
-waits on a compile or a GPU run, and no database transaction stays open while a job runs.
+waits on a compile or a GPU run, and no database transaction stays open while a job runs. It is
+the GPU stage of the grading pipeline in both deployments (``compiled_only`` on one box,
+app/submissions/pipeline.py; ``run_claimed`` in cluster mode), and each compile slot's claim and
+store (``compile_claimed``).
 
 Outcomes:
 - ``UNAVAILABLE_NO_GPU`` (compiled fine, nothing to run it on) -> ``awaiting_gpu``: the row keeps
@@ -24,6 +27,7 @@ from typing import Any
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.core.clock import utcnow
 from app.submissions import lanes, queue, states
 from app.submissions.models import Submission
 from kernels.engine.result import Result, Verdict
@@ -52,6 +56,9 @@ class DispatcherConfig:
     # GPU seconds one learner may use per hour (app/submissions/gpu_budget.py); 0: no limit
     gpu_budget_seconds: float = 0.0
     store_patience_seconds: float = 120.0  # cluster mode: how long a result waits for the database
+    # The GPU stage of the one-box pipeline (app/submissions/pipeline.py): compile slots compile every
+    # job first, so this dispatcher claims only compiled rows and its grade() finds the cubin cached.
+    compiled_only: bool = False
 
 
 @dataclass
@@ -118,6 +125,8 @@ class Dispatcher:
         # Cluster workers (app/cluster) get their jobs from the job-queue engine, not from a lane.
         self.uses_lanes = True
         self.over_budget: OverBudget | None = None
+        # A compile slot of the one-box pipeline: leases on its rows, but no GPU lane to hold.
+        self.compile_slot = False
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -207,7 +216,9 @@ class Dispatcher:
             queue.record_pending(db, self._record)
             job = queue.claim_next(db, lane=self.lane, owner=self.owner, gpu=bool(self.gpu),
                                    lease_seconds=self.config.lease_seconds,
-                                   gpu_budget_seconds=self.config.gpu_budget_seconds)
+                                   gpu_budget_seconds=self.config.gpu_budget_seconds,
+                                   compiled_only=self.config.compiled_only,
+                                   state=self._gpu_stage_state(self.config.compiled_only))
         if job is None:
             return False
         self._grade_claimed(job)
@@ -227,7 +238,8 @@ class Dispatcher:
         with self.session_factory() as db:
             job = queue.claim(db, sub_id, lane=self.lane, owner=self.owner, gpu=bool(self.gpu),
                               lease_seconds=self.config.lease_seconds,
-                              gpu_budget_seconds=self.config.gpu_budget_seconds if self.gpu else 0.0)
+                              gpu_budget_seconds=self.config.gpu_budget_seconds if self.gpu else 0.0,
+                              state=self._gpu_stage_state(True))
             if job is None:
                 if self._hand_back_over_budget(db, sub_id):
                     return False
@@ -236,9 +248,13 @@ class Dispatcher:
         self._grade_claimed(job)
         return True
 
+    def _gpu_stage_state(self, compiled: bool) -> str:
+        """A compiled job on a GPU shows ``checking`` from its claim: its compile is behind it (the
+        repeat inside grade() is a cache hit), so the learner never sees ``compiling`` twice."""
+        return states.CHECKING if compiled and self.gpu else states.COMPILING
+
     def _hand_back_over_budget(self, db: Session, sub_id: int) -> bool:
         """A job not claimed because its learner is over the GPU budget waits for the window."""
-        from app.core.clock import utcnow
         from app.submissions.gpu_budget import waiting_row
 
         row = db.get(Submission, sub_id, populate_existing=True)
@@ -255,7 +271,7 @@ class Dispatcher:
         return True
 
     def compile_claimed(self, sub_id: int, compile_first: CompileFirst, on_compiled: Callable[[Session, Submission], None]) -> str:
-        """Cluster compile stage (on CPU, before the job may take a GPU): claim, then
+        """The pipeline's compile stage (on CPU, before the job may take a GPU): claim, then
         ``compile_first(exercise_id, source, launch, on_phase) -> Result | None``. A Result (policy,
         launch or compile error, compile timeout) is final: stored and recorded like any other, and the
         job never reaches a GPU. None: it compiled; the row waits for a GPU again and
@@ -266,22 +282,32 @@ class Dispatcher:
         if self.gpu is None or not self.lane:
             self._setup()
         with self.session_factory() as db:
+            # One box: the row was picked, not handed over, so only a free row or a lapsed lease is
+            # taken, and only while it still needs its compile (a second slot may have picked it too).
             job = queue.claim(db, sub_id, lane=self.lane, owner=self.owner, gpu=bool(self.gpu),
-                              lease_seconds=self.config.lease_seconds, count_attempt=False)
+                              lease_seconds=self.config.lease_seconds, count_attempt=False,
+                              take_over_live=not self.uses_lanes,
+                              only=queue.to_compile(utcnow()) if self.uses_lanes else None)
             if job is None:
                 queue.record_pending(db, self._record)
                 return "skipped"
         self.notify(job.id)
+        if self.uses_lanes and self._keeper is None:  # one box: the lease says this slot is alive
+            self._keeper = threading.Thread(target=self._keep_leases, name="compile-lease-keeper", daemon=True)
+            self._keeper.start()
         started = time.perf_counter()
         try:
             launch = json.loads(job.launch) if job.launch else None
         except ValueError:
             launch = None
+        self.current = job.id
         try:
             result = compile_first(job.exercise_id, job.source, launch, None)
         except Exception:
             log.exception("compile stage of submission %s failed", job.id)
             result = abandoned_result(job.exercise_id)
+        finally:
+            self.current = None
         ms = int((time.perf_counter() - started) * 1000)
         if result is not None:
             with self.session_factory() as db:
@@ -309,11 +335,13 @@ class Dispatcher:
     def _run(self, job: Submission, claimed: float) -> None:
         import json
 
-        shown = {"state": states.COMPILING}
+        shown = {"state": job.state}
 
         def on_phase(phase: str) -> None:
             state = states.PHASE_TO_STATE.get(phase)
-            if state is None or state == shown["state"]:
+            # Shown states only move forward: a compiled job claimed as checking ignores the
+            # validating/compiling phases of grade()'s cached compile.
+            if state is None or states.RUNNING.index(state) <= states.RUNNING.index(shown["state"]):
                 return
             shown["state"] = state
             try:
@@ -447,7 +475,7 @@ class Dispatcher:
             due = time.monotonic() + interval
             try:
                 if self.current is not None:
-                    if self.uses_lanes:
+                    if self.uses_lanes and not self.compile_slot:
                         self.hold_lane(force=True)
                     with self.session_factory() as db:
                         queue.renew(db, self.current, self.owner, self.config.lease_seconds)

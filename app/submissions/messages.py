@@ -39,11 +39,12 @@ STATES = {
                       "(position %(position)s)."),
     "done": _("Done."),
     "cancelled": _("Cancelled."),
+    # queued, after its compile: what the compile stage hands to the GPU stage
+    "compiled": _("Compiled. Waiting for the GPU (position %(position)s)."),
 }
 
-# Why a queued submission waits longer than its turn, with when it may go on: the learner's hourly
-# GPU time is used up (app.submissions.gpu_budget), or, from ``submission.waiting_reason``, their
-# hourly compile time is used up or their last compile ran out of time.
+# Why a queued submission waits longer than its turn, with when it may go on: the compile reasons are
+# stored in ``submission.waiting_reason``; "gpu_budget" is worked out when the row is shown.
 WAITING = {
     "gpu_budget": _("Waiting: you used %(used)s of your %(budget)s seconds of GPU time this hour. "
                     "Your next job can run at %(time)s (UTC)."),

@@ -51,20 +51,51 @@ def fair_order() -> tuple[ColumnElement[dt.datetime], InstrumentedAttribute[dt.d
     return (func.coalesce(last_served, NEVER), Submission.created_at, Submission.id)
 
 
+def compiled_rows() -> ColumnElement[bool]:
+    """Rows the compile stage is done with: the GPU stage's (an awaiting_gpu row compiled before)."""
+    return or_(Submission.compile_ms.is_not(None), Submission.state == states.AWAITING_GPU)
+
+
+def to_compile(now: dt.datetime) -> ColumnElement[bool]:
+    """Rows for the compile stage: waiting and not compiled yet (none held back past now), and compile
+    leases that ran out (a slot's process died mid-compile). Only a learner's oldest unfinished row:
+    one compile at a time per learner, and their jobs reach the GPU stage in the order they came."""
+    older = aliased(Submission)
+    older_unfinished = (select(older.id).where(older.user_id == Submission.user_id, older.id < Submission.id,
+                                               older.state.in_(states.IN_FLIGHT))
+                        .correlate(Submission).exists())
+    waiting = and_(Submission.state == states.QUEUED,
+                   or_(Submission.waiting_until.is_(None), Submission.waiting_until <= now))
+    stalled = and_(Submission.state.in_(states.RUNNING), Submission.lease_expires_at < now)
+    return and_(Submission.compile_ms.is_(None), or_(waiting, stalled), ~older_unfinished)
+
+
+def next_to_compile(db: Session) -> int | None:
+    """The fairest row for a compile slot (not claimed: ``claim(..., take_over_live=False)`` does that)."""
+    found = db.scalar(select(Submission.id).where(to_compile(utcnow())).order_by(*fair_order()).limit(1))
+    db.rollback()
+    return found
+
+
 def claim_next(db: Session, *, lane: str, owner: str, gpu: bool, lease_seconds: float,
-               gpu_budget_seconds: float = 0.0) -> Submission | None:
+               gpu_budget_seconds: float = 0.0, compiled_only: bool = False,
+               state: str = states.COMPILING) -> Submission | None:
     """Claim the fairest claimable job for this lane, or None when there is none. On a GPU lane a
-    job whose learner used ``gpu_budget_seconds`` of GPU in the last hour is not claimable (0: off)."""
+    job whose learner used ``gpu_budget_seconds`` of GPU in the last hour is not claimable (0: off).
+    ``compiled_only``: the GPU stage of the pipeline, behind a compile stage, takes only compiled rows.
+    ``state``: what the learner sees once it is claimed (the GPU stage of a compiled row: checking)."""
     for _ in range(8):  # lost races: another dispatcher took our candidate; pick again
         now = utcnow()
         budget = within_budget(now, gpu_budget_seconds if gpu else 0.0)
+        if compiled_only:
+            budget = and_(budget, compiled_rows())
         candidate = db.scalar(select(Submission.id).where(claimable(now, gpu), budget)
                               .order_by(*fair_order()).limit(1))
         if candidate is None:
             db.rollback()
             return None
         won = changed(db, update(Submission).where(Submission.id == candidate, claimable(now, gpu), budget).values(
-            state=states.COMPILING, lane=lane, lease_owner=owner,
+            state=state, lane=lane, lease_owner=owner,
             lease_expires_at=now + dt.timedelta(seconds=lease_seconds), claimed_at=now, started_at=None,
             attempts=Submission.attempts + 1, updated_at=now)) == 1
         db.commit()
@@ -74,7 +105,8 @@ def claim_next(db: Session, *, lane: str, owner: str, gpu: bool, lease_seconds: 
 
 
 def claim(db: Session, sub_id: int, *, lane: str, owner: str, gpu: bool, lease_seconds: float,
-          count_attempt: bool = True, gpu_budget_seconds: float = 0.0) -> Submission | None:
+          count_attempt: bool = True, gpu_budget_seconds: float = 0.0, take_over_live: bool = True,
+          only: ColumnElement[bool] | None = None, state: str = states.COMPILING) -> Submission | None:
     """Claim one given job (cluster mode: the job-queue engine handed it to this worker), or None when
     it is final already (done; awaiting_gpu on a worker without a GPU) or gone.
 
@@ -82,12 +114,18 @@ def claim(db: Session, sub_id: int, *, lane: str, owner: str, gpu: bool, lease_s
     hands it out again only after the previous worker's heartbeat stopped, so its holder is dead. Were
     it alive after all, its ``finish`` no longer matches the lease owner and its result is dropped.
     ``count_attempt=False`` for the compile stage: ``attempts`` counts GPU runs (max_attempts).
-    ``gpu_budget_seconds`` (the GPU stage): None also while its learner is over their GPU budget."""
+    ``gpu_budget_seconds`` (the GPU stage): None also while its learner is over their GPU budget.
+    ``take_over_live=False`` (the one-box pipeline, where nothing but the lease says its holder is
+    gone): a running row only once its lease ran out. ``only``: a further condition, checked in the
+    same compare-and-set (the compile stage: the row still needs its compile)."""
     now = utcnow()
     takeable = [states.QUEUED, *states.RUNNING] + ([states.AWAITING_GPU] if gpu else [])
-    won = changed(db, update(Submission).where(Submission.id == sub_id, Submission.state.in_(takeable),
+    free = Submission.state.in_(takeable) if take_over_live else claimable(now, gpu)
+    if only is not None:
+        free = and_(free, only)
+    won = changed(db, update(Submission).where(Submission.id == sub_id, free,
                                                within_budget(now, gpu_budget_seconds)).values(
-        state=states.COMPILING, lane=lane, lease_owner=owner,
+        state=state, lane=lane, lease_owner=owner,
         lease_expires_at=now + dt.timedelta(seconds=lease_seconds), claimed_at=now, started_at=None,
         attempts=Submission.attempts + (1 if count_attempt else 0), waiting_reason=None, waiting_until=None,
         updated_at=now)) == 1
@@ -146,8 +184,12 @@ def compile_seconds_used(db: Session, user_id: int, since: dt.datetime) -> tuple
 def hold_back(db: Session, sub_id: int, reason: str, until: dt.datetime) -> None:
     """A queued row waits past its turn (compile budget, cool-down): the learner's page says why and until
     when. The caller commits, with the job it defers for ``until``."""
-    db.execute(update(Submission).where(Submission.id == sub_id, Submission.state == states.QUEUED)
-               .values(waiting_reason=reason, waiting_until=until, updated_at=utcnow()))
+    now = utcnow()
+    # A row whose holder died mid-compile (its lease ran out) waits as queued again, held back too;
+    # left running, it would be picked again at once and held back again, forever.
+    db.execute(update(Submission).where(Submission.id == sub_id, claimable(now, gpu=False))
+               .values(state=states.QUEUED, lease_owner=None, lease_expires_at=None,
+                       waiting_reason=reason, waiting_until=until, updated_at=now))
 
 
 def compile_timed_out(db: Session, user_id: int, since: dt.datetime) -> bool:
@@ -230,15 +272,21 @@ def record_pending(db: Session, record: Callable[[Session, Submission], None], l
 
 
 def position(db: Session, row: Submission) -> int | None:
-    """1 for the next job. Counts jobs stored earlier that wait for what this one waits for: queued
-    ones for a queued job; queued and compiled ones for one waiting for a GPU (a GPU lane takes both).
-    Exact when each user has one job in flight, the default; with more, the round-robin may let a
-    later job of another user pass."""
+    """1 for the next job of its stage. A queued row waits for a compile slot, or, once compiled, for
+    the GPU stage: only rows of the same stage stored earlier are ahead of it. A row waiting for a GPU
+    (awaiting_gpu) counts the compiled queued ones and the others awaiting a GPU. Exact when each user
+    has one job in flight, the default; with more, the round-robin may let a later job of another
+    user pass."""
     if row.state not in states.WAITING:
         return None
-    waiting_for = [states.QUEUED] if row.state == states.QUEUED else list(states.WAITING)
+    if row.state == states.QUEUED:
+        compiled = Submission.compile_ms.is_not(None) if row.compile_ms is not None else Submission.compile_ms.is_(None)
+        stage = and_(Submission.state == states.QUEUED, compiled)
+    else:
+        stage = or_(Submission.state == states.AWAITING_GPU,
+                    and_(Submission.state == states.QUEUED, Submission.compile_ms.is_not(None)))
     ahead = db.scalar(select(func.count()).select_from(Submission).where(
-        Submission.state.in_(waiting_for),
+        stage,
         or_(Submission.created_at < row.created_at, and_(Submission.created_at == row.created_at,
                                                          Submission.id < row.id)))) or 0
     return ahead + 1

@@ -13,12 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from app.core.config import Settings
-from app.submissions.dispatcher import Dispatcher, DispatcherConfig
+from app.submissions.dispatcher import CompileFirst, DispatcherConfig, Grade
 from app.submissions.events import ChangeHub
 from app.submissions.models import Submission
+from app.submissions.pipeline import OneBoxPipeline
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 class SubmissionsRuntime:
     def __init__(self) -> None:
         self.hub = ChangeHub()
-        self.dispatcher: Dispatcher | None = None
+        self.dispatcher: OneBoxPipeline | None = None  # one box: compile slots + the GPU stage
         # Cluster mode: defers the row's grading job inside the row's own transaction
         # (app.cluster.jobs.Enqueuer); None on one box, where the dispatcher reads the table itself.
         self.enqueue: Callable[[Session, Submission], Any] | None = None
@@ -66,9 +67,20 @@ def start(app: FastAPI) -> None:
         return  # (the app's factory gave runtime.enqueue app.cluster's Enqueuer: cluster builds on this package)
     if not settings.dispatcher_enabled or runtime.dispatcher is not None:
         return
-    runtime.dispatcher = Dispatcher(app.state.session_factory, dispatcher_config(settings),
-                                    lesson_slugs=lesson_slugs_of(app), notify=runtime.hub.notify)
+    runtime.dispatcher = one_box(app.state.session_factory, settings, dispatcher_config(settings),
+                                 lesson_slugs=lesson_slugs_of(app), notify=runtime.hub.notify)
     runtime.dispatcher.start()
+
+
+def one_box(session_factory: sessionmaker[Session], settings: Settings, config: DispatcherConfig, *,
+            lesson_slugs: Callable[[], frozenset[str]], notify: Callable[[int], None] | None = None,
+            grade: Grade | None = None, compile_first: CompileFirst | None = None) -> OneBoxPipeline:
+    """The one-box grader: ``MKC_COMPILE_SLOTS`` compile slots (at least one: on one box nobody else
+    compiles), then the GPU stage."""
+    return OneBoxPipeline(session_factory, config, slots=max(1, settings.compile_slots),
+                          compile_budget_seconds=settings.compile_budget_seconds,
+                          cache_dir=settings.data_dir / "cubin-cache", lesson_slugs=lesson_slugs, notify=notify,
+                          grade=grade, compile_first=compile_first)
 
 
 def stop(app: FastAPI, timeout: float = 10.0) -> None:

@@ -32,7 +32,8 @@ def state_text(row: Submission, lang: str, position: int | None, gpu_wait: GpuWa
         left = max(0.0, (row.waiting_until - utcnow()).total_seconds())
         return translate(WAITING, row.waiting_reason, lang, {"minutes": max(1, -(-int(left) // 60)),
                                                             "until": row.waiting_until.strftime("%H:%M:%S")})
-    return translate(STATES, row.state, lang, {"position": position})
+    compiled = row.state == states.QUEUED and row.compile_ms is not None
+    return translate(STATES, "compiled" if compiled else row.state, lang, {"position": position})
 
 
 def submission_json(row: Submission, *, lang: str, position: int | None, include_source: bool,

@@ -65,8 +65,11 @@ def test_phases_reach_the_event_stream(sub_settings, make_client, api_for, fake_
             if line.startswith("data: "):
                 states.append(json.loads(line[6:])["state"])
     assert states[-1] == "done"
-    assert states == sorted(set(states), key=states.index)  # each state once, in order
-    assert set(states) <= {"queued", "compiling", "checking", "timing", "done"}
+    # The pipeline: compiled in a CPU slot, queued again for the GPU, then checked and timed there.
+    # Each step shows once, in that order (the stream may skip a short one); never compiling twice.
+    shown = [state for n, state in enumerate(states) if n == 0 or state != states[n - 1]]
+    steps = iter(["queued", "compiling", "queued", "checking", "timing", "done"])
+    assert all(state in steps for state in shown), states
     view = kim.get(sub_id).json()
     assert view["verdict"] == "PASSED" and view["dequeue_to_engine_ms"] is not None
 
