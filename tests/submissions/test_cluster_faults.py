@@ -466,6 +466,7 @@ def test_a_stalled_job_whose_submission_has_another_waiting_job_does_not_block_t
     lock). It is removed and every other stalled job still goes back; before, one such job stopped
     retry_stalled for good and the other jobs of dead workers were never retried."""
     import asyncio
+    import concurrent.futures
     from types import SimpleNamespace
 
     from sqlalchemy import text
@@ -493,7 +494,10 @@ def test_a_stalled_job_whose_submission_has_another_waiting_job_does_not_block_t
                                       additional_context={"stalled_seconds": 30, "requeue": requeued.extend})
             return await app.tasks[RETRY_TASK].func(context, timestamp=0)
 
-    assert asyncio.run(retry_stalled()) == 2
+    # A loop of its own in a thread of its own: when the whole suite runs, the browser tests' session-wide
+    # Playwright (sync API) keeps an event loop running in this thread, and asyncio.run() refuses then.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        assert pool.submit(asyncio.run, retry_stalled()).result(timeout=60) == 2
     jobs = rows(pg_url, "SELECT queueing_lock, status, task_name FROM procrastinate_jobs ORDER BY id")
     assert [tuple(j) for j in jobs] == [(f"submission:{b}", "todo", "mkc.compile_submission"),
                                         (f"submission:{a}", "todo", "mkc.grade_submission")]
