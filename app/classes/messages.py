@@ -1,4 +1,5 @@
-"""Refusals of the classes' pages and API, with their English text (msgids for gettext).
+"""Refusals of the classes' pages and API, and the pages' confirmations, with their English text
+(msgids for gettext).
 
 Codes every feature shares (auth_required, forbidden, not_found) are in app/core/errors.py.
 """
@@ -48,3 +49,20 @@ class ClassesError(AppError):
     """A refused class action: an AppError that reads its texts here."""
 
     messages = MESSAGES
+
+
+# What a page says after a form did what was asked (``?done=<key>``).
+DONE = {
+    "created": _("Class created. Share the invite link with your learners."),
+    "settings": _("Settings saved."),
+    "rotated": _("A new invite code is ready; the old link no longer works."),
+    "closed": _("The invite is closed: nobody can join with a link or code until you make a new one."),
+    "member": _("Member saved."),
+    "imported": _("The CSV was read."),
+    "removed": _("Removed from the class."),
+    "assignment": _("Assignment created."),
+    "deleted": _("Assignment deleted."),
+    "joined": _("You joined the class."),
+    "profile": _("Saved. Leaderboards show you as you chose."),
+    "struck": _("The entry was struck; the learner has been notified."),
+}

@@ -21,7 +21,7 @@ from app.accounts.users import find_user
 from app.accounts.views import account_context, render
 from app.classes import assignments, boards, insight, present, roster
 from app.classes.api import class_board, class_detail, class_gradebook, my_assignments, my_classes, site_board
-from app.classes.messages import ClassesError
+from app.classes.messages import DONE, ClassesError
 from app.classes.models import MEMBER_ROLES
 from app.classes.web import Access, Course, class_access, course
 from app.classes.work import recent_work
@@ -32,26 +32,6 @@ from app.core.ids import MAX_ROW_ID, RowId
 router = make_router(include_in_schema=False)
 ZONES = ("Asia/Seoul", "UTC", "America/Los_Angeles", "America/New_York", "Europe/London", "Europe/Berlin",
          "Asia/Tokyo", "Asia/Shanghai", "Asia/Singapore", "Asia/Kolkata", "Australia/Sydney")
-
-
-def _(text: str) -> str:  # marks msgids for extraction; translated per reader
-    return text
-
-
-DONE = {
-    "created": _("Class created. Share the invite link with your learners."),
-    "settings": _("Settings saved."),
-    "rotated": _("A new invite code is ready; the old link no longer works."),
-    "closed": _("The invite is closed: nobody can join with a link or code until you make a new one."),
-    "member": _("Member saved."),
-    "imported": _("The CSV was read."),
-    "removed": _("Removed from the class."),
-    "assignment": _("Assignment created."),
-    "deleted": _("Assignment deleted."),
-    "joined": _("You joined the class."),
-    "profile": _("Saved. Leaderboards show you as you chose."),
-    "struck": _("The entry was struck; the learner has been notified."),
-}
 
 
 def _signin(lang: str, path: str) -> RedirectResponse:
