@@ -156,10 +156,12 @@ def test_four_workers_300_jobs_150_learners_two_killed_mid_job(pg_url, tmp_path)
         job0 = by_id[next(i for n_, k, i in posted if n_ == name and k == 0)]
         assert first_start[f"{name} 1"] >= epoch(job0.finished_at) - 0.01, name
 
-    # Fairness: all first jobs start before any second job. The only exception procrastinate allows:
-    # a fetch skips rows another worker's fetch holds locked (SKIP LOCKED), so at most WORKERS-1
-    # second jobs may start alongside the very last first jobs.
-    last_first = max(first_start[f"{name} 0"] for name in tokens)
+    # Fairness: all first jobs start before any second job. Two exceptions: a fetch skips rows another
+    # worker's fetch holds locked (SKIP LOCKED), so at most WORKERS-1 second jobs may start alongside
+    # the very last first jobs; and a first job the kill took from its worker (mid-compile, before any
+    # GPU run) waits for the stall to be noticed, while the live workers go on with the second jobs.
+    handed_over = {tag_of[r.id] for r in final if r.attempts > 1}
+    last_first = max(first_start[f"{name} 0"] for name in tokens if f"{name} 0" not in handed_over)
     early_second = [name for name in tokens if first_start[f"{name} 1"] < last_first]
     assert len(early_second) <= WORKERS - 1, early_second
 
