@@ -83,13 +83,14 @@ class ImportOut(BaseModel):
 
 
 # The roster CSV a client may send (POST /api/classes/{id}/members.csv): a header row naming the
-# "username" column (and "email"), then one account a line. Quotes and control characters are left out
-# (a quoted field's rules are more than a pattern says); at most 128 Ki characters, which stays under the
-# service's 512 KiB even in 4-byte characters. The service also takes a file of bare usernames without a
-# header; the schema shows the one form that always reads the same. Its limit of 2000 rows (more: 413) is
-# said in words: a counted repetition of these character classes is more than schema tools can generate.
+# "username" column (and "email"), then one account a line (the last line break may be left out).
+# Quotes and control characters are left out (a quoted field's rules are more than a pattern says); at
+# most 128 Ki characters, which stays under the service's 512 KiB even in 4-byte characters. The service
+# also takes a file of bare usernames without a header; the schema shows the one form that always reads
+# the same. Its limit of 2000 rows (more: 413) is said in words: a counted repetition of these character
+# classes is more than schema tools can generate.
 _CSV_CELL = r'[^\x00-\x1f",\x7f]'
-ROSTER_CSV_PATTERN = rf'^username(,email)?\r?\n([^\x00-\x20",\x7f]{_CSV_CELL}{{0,63}}(,{_CSV_CELL}{{0,254}})?\r?\n)*$'
+ROSTER_CSV_PATTERN = rf'^username(,email)?(\r?\n[^\x00-\x20",\x7f]{_CSV_CELL}{{0,63}}(,{_CSV_CELL}{{0,254}})?)*(\r?\n)?$'
 ROSTER_CSV_BODY = {"requestBody": {"required": True, "content": {"text/csv": {
     "schema": {"type": "string", "pattern": ROSTER_CSV_PATTERN, "maxLength": 131072,
                "description": "a header row, then at most 2000 rows of username[,email]"},

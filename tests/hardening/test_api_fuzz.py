@@ -10,6 +10,9 @@ stays well inside its limit: a fixed number of examples per operation (FUZZ_EXAM
 times), no deadline per example, no shrinking, and a wall-clock budget (FUZZ_BUDGET_SECONDS) that
 fails the test rather than let it grow unseen.
 
+Every operation gets every check, ST202 included. The one thing made true before sending: a new
+assignment's rules that no JSON Schema can state (see ``course_consistent``).
+
 Left out, with the reason: ``GET /api/submissions/{sub_id}/events`` is a server-sent event stream that
 stays open until its submission is graded (no dispatcher runs here); the same id is fuzzed through
 ``GET /api/submissions/{sub_id}``.
