@@ -1,7 +1,7 @@
 """Response models of the graders' API (/api/graders/...). Times are UTC ISO 8601 with a trailing Z."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -11,7 +11,7 @@ from app.core.answers import Answer
 class ReviewEntry(Answer):
     """One entry of a submission's audit trail: a grader's note, override or re-run."""
     id: int
-    kind: str = Field(description="note | override | rerun")
+    kind: Literal["note", "override", "rerun"]
     grader: str = Field(description="the grader's username as it was when they acted")
     verdict_before: str | None = Field(description="the verdict that counted before")
     verdict_after: str | None = Field(description="an override's verdict; null for a note or a re-run")

@@ -1,6 +1,8 @@
 """Response models of the exercise panel's API (/api/panel/...)."""
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from app.core.answers import Answer
@@ -37,7 +39,7 @@ class PanelTier(Answer):
 
 
 class PanelReview(Answer):
-    kind: str = Field(description="note | override")
+    kind: Literal["note", "override"] = Field(description="the re-runs are not shown on the panel")
     note: str = Field(description="the grader's reason")
     xp_delta: int
     verdict_label: str = Field(description="an override's verdict in the reader's language; empty for a note")
