@@ -166,7 +166,8 @@ def add_member(class_id: RowId, data: schemas.MemberAdd, auth: authn.Auth = Depe
                              source=member.source)
 
 
-@router.post("/classes/{class_id}/members.csv", response_model=schemas.ImportOut, max_body_size=roster.CSV_MAX_BYTES)
+@router.post("/classes/{class_id}/members.csv", response_model=schemas.ImportOut, max_body_size=roster.CSV_MAX_BYTES,
+             openapi_extra=schemas.ROSTER_CSV_BODY)
 def import_members(class_id: RowId, body: bytes = Depends(raw_body), auth: authn.Auth = Depends(signed_in_writer),
                    db: Session = Depends(db_session)):
     """Add learners from a CSV body (text/csv, UTF-8): a header row with a ``username`` column (an

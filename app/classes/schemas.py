@@ -4,12 +4,27 @@ comes as wall-clock text in the reader's zone and in the class's."""
 from __future__ import annotations
 
 from typing import Literal
+from zoneinfo import available_timezones
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, JsonValue
 
 from app.core.ids import BodyRowId
 
 Role = Literal["learner", "grader", "instructor"]
+
+# The zone names this host's zone database knows, listed in the schema so that a client sees the
+# accepted set; the field stays a string because the service (roster.valid_zone) refuses any other name
+# with its own message ("bad_timezone"), which a framework validation error would replace.
+KNOWN_ZONES: list[JsonValue] = [*sorted(available_timezones())]
+
+# A wall-clock time as an instructor types it: YYYY-MM-DD, "T" or a space, HH:MM[:SS], and an optional
+# "Z" or UTC offset. Only days that exist (29 February left out: a pattern cannot tell leap years) and
+# years 1970-2999, the range the service converts without overflow.
+_YEAR = r"(19[7-9][0-9]|2[0-9]{3})"
+_MONTH_DAY = (r"((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)"
+              r"|02-(0[1-9]|1[0-9]|2[0-8]))")
+_CLOCK = r"([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?"
+LOCAL_TIME_PATTERN = rf"^{_YEAR}-{_MONTH_DAY}[T ]{_CLOCK}(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?$"
 
 
 class ClassCreate(BaseModel):
@@ -17,7 +32,7 @@ class ClassCreate(BaseModel):
     name: str = Field(min_length=1, max_length=120, pattern=r"\S", examples=["GPU Programming 101"])
     term: str = Field(default="", max_length=64, examples=["2026 Fall"])
     notice_lang: Literal["ko", "en"] = Field(default="ko", description="the language of the class's notices")
-    tz: str = Field(default="UTC", max_length=64, examples=["Asia/Seoul"],
+    tz: str = Field(default="UTC", max_length=64, examples=["Asia/Seoul"], json_schema_extra={"enum": KNOWN_ZONES},
                     description="IANA time zone the class's deadlines are stated in")
 
 
@@ -67,13 +82,36 @@ class ImportOut(BaseModel):
     unknown: list[str] = Field(description="usernames with no account (nothing was created for them)")
 
 
+# The roster CSV a client may send (POST /api/classes/{id}/members.csv): a header row naming the
+# "username" column (and "email"), then one account a line (the last line break may be left out).
+# Quotes and control characters are left out (a quoted field's rules are more than a pattern says); at
+# most 128 Ki characters, which stays under the service's 512 KiB even in 4-byte characters. The service
+# also takes a file of bare usernames without a header; the schema shows the one form that always reads
+# the same. Its limit of 2000 rows (more: 413) is said in words: a counted repetition of these character
+# classes is more than schema tools can generate.
+_CSV_CELL = r'[^\x00-\x1f",\x7f]'
+ROSTER_CSV_PATTERN = rf'^username(,email)?(\r?\n[^\x00-\x20",\x7f]{_CSV_CELL}{{0,63}}(,{_CSV_CELL}{{0,254}})?)*(\r?\n)?$'
+ROSTER_CSV_BODY = {"requestBody": {"required": True, "content": {"text/csv": {
+    "schema": {"type": "string", "pattern": ROSTER_CSV_PATTERN, "maxLength": 131072,
+               "description": "a header row, then at most 2000 rows of username[,email]"},
+    "example": "username,email\nminji,minji@example.edu\njun\n"}}}}
+
+
 class AssignmentCreate(BaseModel):
-    title: str = Field(max_length=200)
-    opens_at: str = Field(max_length=40, examples=["2026-11-30T09:00"],
+    # The schema states what the service accepts; the keywords under json_schema_extra are checked by
+    # the service alone, so a refusal keeps its own message (bad_time, title_required) instead of a
+    # framework validation error. What no JSON Schema can state (it cannot compare two fields or know
+    # the course): at least one lesson or exercise, each one of the course's, at most 40 in all;
+    # due_at not before opens_at; a complete_tier other than "passed" is a tier every exercise has.
+    # Each of those refusals answers 400 with its own message.
+    title: str = Field(max_length=200, examples=["Week 3: tiling"], json_schema_extra={"maxLength": 120, "pattern": r"\S"},
+                       description="runs of spaces count as one; at most 120 characters, one of them not a space")
+    opens_at: str = Field(max_length=40, examples=["2026-11-30T09:00"], json_schema_extra={"pattern": LOCAL_TIME_PATTERN},
                           description="wall-clock time in the class's zone, or with an explicit offset")
-    due_at: str = Field(max_length=40, examples=["2026-12-04T23:59"])
-    lessons: list[str] = Field(default=[], max_length=40, description="lesson slugs")
-    exercises: list[str] = Field(default=[], max_length=40, description="exercise ids")
+    due_at: str = Field(max_length=40, examples=["2026-12-04T23:59"], json_schema_extra={"pattern": LOCAL_TIME_PATTERN},
+                        description="wall-clock time like opens_at, not before it")
+    lessons: list[str] = Field(default=[], max_length=40, description="lesson slugs of the course")
+    exercises: list[str] = Field(default=[], max_length=40, description="exercise ids of the course")
     complete_tier: str = Field(default="passed", max_length=32,
                                description="passed, or a speed tier id every named exercise has")
     late_policy: Literal["mark", "close"] = Field(default="mark",

@@ -7,18 +7,19 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import Depends, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
 from app.accounts.deps import current_auth, db_session
 from app.accounts.views import account_context, render
-from app.comments import listing, service
+from app.comments import listing, schemas, service
 from app.comments.messages import CommentsError
 from app.comments.models import Comment
 from app.comments.permissions import can_moderate
 from app.comments.web import config, lesson_or_404, signed_in_writer, slugs, ui_lang
+from app.core.answers import checked
 from app.core.bodies import COMMENT_BODY_LIMIT, FORM_TEXT_BODY_LIMIT, make_router
 from app.core.config import LANGUAGES
 from app.core.ids import BodyRowId, OptionalRowIdQuery, PageNumber, RowId
@@ -63,7 +64,7 @@ def _fragment(request: Request, page: listing.ThreadPage, lang: str, auth, follo
     return request.app.state.templates.get_template("comments/_list.html").render(context)
 
 
-@router.get("/api/lessons/{slug}/comments")
+@router.get("/api/lessons/{slug}/comments", response_model=schemas.CommentPage)
 def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "newest", page: PageNumber = 1,
                   focus: OptionalRowIdQuery = None, auth=Depends(current_auth), db: Session = Depends(db_session)):
     lang = ui_lang(request, lang if lang in LANGUAGES else None)
@@ -72,7 +73,7 @@ def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "ne
     thread_page = listing.thread_page(db, slug, viewer, sort=sort, page=page, page_size=config(request).page_size,
                                       focus=focus)
     following = service.is_following(db, viewer, service.thread_for(db, slug))
-    return JSONResponse({
+    return checked(schemas.CommentPage, {
         "count": thread_page.count, "count_text": count_label(thread_page.count, lang), "sort": thread_page.sort,
         "page": thread_page.page, "pages": thread_page.pages, "locked": thread_page.locked, "following": following,
         "comments": [comment_json(c) for c in thread_page.comments],
@@ -80,18 +81,18 @@ def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "ne
     }, headers={"Cache-Control": "no-store"})
 
 
-@router.post("/api/lessons/{slug}/comments", status_code=201, max_body_size=COMMENT_BODY_LIMIT)
+@router.post("/api/lessons/{slug}/comments", status_code=201, max_body_size=COMMENT_BODY_LIMIT,
+             response_model=schemas.CommentPosted)
 def create_comment(slug: str, data: NewComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                    db: Session = Depends(db_session)):
     lang = ui_lang(request, data.lang)
     lesson_or_404(request, slug)
     comment = service.post(db, config(request), auth.user, slug, lang, data.body, data.parent_id, slugs(request))
     db.commit()
-    return JSONResponse({"id": comment.id, "html": comment.body_html, "lang": comment.lang,
-                         "count": listing.visible_count(db, slug)}, status_code=201)
+    return {"id": comment.id, "html": comment.body_html, "lang": comment.lang, "count": listing.visible_count(db, slug)}
 
 
-@router.get("/api/comments/{comment_id}")
+@router.get("/api/comments/{comment_id}", response_model=schemas.CommentDetail)
 def get_comment(comment_id: RowId, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
     ui_lang(request)
     comment = db.get(Comment, comment_id)
@@ -102,101 +103,102 @@ def get_comment(comment_id: RowId, request: Request, auth=Depends(current_auth),
             "edited": comment.edited_at is not None, "helpful": comment.helpful_at is not None}
     if viewer is not None and viewer.id == comment.author_id:
         data["body"] = comment.body  # the markdown source, for the author's edit box
-    return JSONResponse(data)
+    return checked(schemas.CommentDetail, data)
 
 
-@router.patch("/api/comments/{comment_id}", max_body_size=COMMENT_BODY_LIMIT)
+@router.patch("/api/comments/{comment_id}", max_body_size=COMMENT_BODY_LIMIT, response_model=schemas.CommentEdited)
 def edit_comment(comment_id: RowId, data: EditComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                  db: Session = Depends(db_session)):
     ui_lang(request, data.lang)
     comment = service.edit(db, config(request), auth.user, comment_id, data.body)
     db.commit()
-    return JSONResponse({"id": comment.id, "html": comment.body_html, "edited": comment.edited_at is not None})
+    return {"id": comment.id, "html": comment.body_html, "edited": comment.edited_at is not None}
 
 
-@router.delete("/api/comments/{comment_id}")
+@router.delete("/api/comments/{comment_id}", response_model=schemas.CommentDeleted)
 def delete_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                    db: Session = Depends(db_session)):
     ui_lang(request)
     service.delete(db, auth.user, comment_id)
     db.commit()
-    return JSONResponse({"id": comment_id, "deleted": True})
+    return {"id": comment_id, "deleted": True}
 
 
-@router.post("/api/comments/{comment_id}/helpful")
+@router.post("/api/comments/{comment_id}/helpful", response_model=schemas.MarkedHelpful)
 def mark_helpful(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                  db: Session = Depends(db_session)):
     ui_lang(request)
     reply = service.mark_helpful(db, auth.user, comment_id, slugs(request))
     db.commit()
-    return JSONResponse({"id": reply.id, "helpful": True})
+    return {"id": reply.id, "helpful": True}
 
 
-@router.post("/api/comments/{comment_id}/hide")
+@router.post("/api/comments/{comment_id}/hide", response_model=schemas.CommentVisibility)
 def hide_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                  db: Session = Depends(db_session)):
     ui_lang(request)
     service.set_hidden(db, auth.user, comment_id, True)
     db.commit()
-    return JSONResponse({"id": comment_id, "hidden": True})
+    return {"id": comment_id, "hidden": True}
 
 
-@router.post("/api/comments/{comment_id}/restore")
+@router.post("/api/comments/{comment_id}/restore", response_model=schemas.CommentVisibility)
 def restore_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                     db: Session = Depends(db_session)):
     ui_lang(request)
     service.set_hidden(db, auth.user, comment_id, False)
     db.commit()
-    return JSONResponse({"id": comment_id, "hidden": False})
+    return {"id": comment_id, "hidden": False}
 
 
-@router.post("/api/comments/{comment_id}/report", status_code=201, max_body_size=FORM_TEXT_BODY_LIMIT)
+@router.post("/api/comments/{comment_id}/report", status_code=201, max_body_size=FORM_TEXT_BODY_LIMIT,
+             response_model=schemas.CommentReported)
 def report_comment(comment_id: RowId, data: ReportComment, request: Request,
                    auth: authn.Auth = Depends(signed_in_writer), db: Session = Depends(db_session)):
     ui_lang(request, data.lang)
     row = service.report(db, config(request), auth.user, comment_id, data.reason)
     db.commit()
-    return JSONResponse({"id": row.id, "reported": True}, status_code=201)
+    return {"id": row.id, "reported": True}
 
 
-@router.post("/api/lessons/{slug}/comments/lock")
+@router.post("/api/lessons/{slug}/comments/lock", response_model=schemas.ThreadLock)
 def lock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                 db: Session = Depends(db_session)):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_locked(db, auth.user, slug, True)
     db.commit()
-    return JSONResponse({"locked": True})
+    return {"locked": True}
 
 
-@router.post("/api/lessons/{slug}/comments/unlock")
+@router.post("/api/lessons/{slug}/comments/unlock", response_model=schemas.ThreadLock)
 def unlock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                   db: Session = Depends(db_session)):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_locked(db, auth.user, slug, False)
     db.commit()
-    return JSONResponse({"locked": False})
+    return {"locked": False}
 
 
-@router.put("/api/lessons/{slug}/comments/follow")
+@router.put("/api/lessons/{slug}/comments/follow", response_model=schemas.ThreadFollowing)
 def follow_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                   db: Session = Depends(db_session)):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_following(db, auth.user, slug, True)
     db.commit()
-    return JSONResponse({"following": True})
+    return {"following": True}
 
 
-@router.delete("/api/lessons/{slug}/comments/follow")
+@router.delete("/api/lessons/{slug}/comments/follow", response_model=schemas.ThreadFollowing)
 def unfollow_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                     db: Session = Depends(db_session)):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_following(db, auth.user, slug, False)
     db.commit()
-    return JSONResponse({"following": False})
+    return {"following": False}
 
 
 @router.get("/{lang:lang}/lessons/{slug}/comments")

@@ -21,6 +21,13 @@ class CSVResponse(Response):
 
     media_type = "text/csv"
 
+
+class EventStreamResponse(Response):
+    """``response_class=EventStreamResponse`` documents a route's answer as server-sent events."""
+
+    media_type = "text/event-stream"
+
+
 ERROR_SCHEMA = {
     "type": "object",
     "required": ["error", "message", "params"],

@@ -6,18 +6,19 @@ from collections.abc import Callable
 from typing import Annotated
 
 from fastapi import Depends, Query, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import csrf_protect, require_permission
 from app.accounts.models import User
 from app.accounts.roles import Permission
 from app.core import vocabulary as vocab
+from app.core.answers import checked
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import OptionalDayQuery, RowId
 from app.core.jsonbody import JsonBodyError, loads_strict
 from app.core.openapi import CSVResponse
-from app.graders import listing, reviews
+from app.graders import listing, reviews, schemas
 from app.i18n.requests import api_lang
 from app.submissions.models import Submission
 
@@ -54,7 +55,7 @@ def _records(request: Request, with_result: bool) -> list[dict]:
         return [listing.export_record(r, with_result=with_result) for r in listing.list_rows(db, filters)]
 
 
-@router.get("/submissions", dependencies=[Depends(listing_query)])
+@router.get("/submissions", dependencies=[Depends(listing_query)], response_model=schemas.GraderList)
 async def list_json(request: Request, download: str = Query("", max_length=8),
                     auth=Depends(require_reviewer)):
     """Every submission matching ?exercise=&learner=&verdict=&from=&to= (flagged first), with
@@ -63,7 +64,7 @@ async def list_json(request: Request, download: str = Query("", max_length=8),
     headers = {"Cache-Control": "no-store"}
     if request.query_params.get("download"):
         headers["Content-Disposition"] = 'attachment; filename="submissions.json"'
-    return JSONResponse({"submissions": records, "count": len(records)}, headers=headers)
+    return checked(schemas.GraderList, {"submissions": records, "count": len(records)}, headers=headers)
 
 
 @router.get("/submissions.csv", response_class=CSVResponse, dependencies=[Depends(listing_query)])
@@ -141,7 +142,7 @@ def _make(kind: str):
         data = await _body(request)  # a refusal (ReviewError) is answered by app/routes/errors.py
         entry = await run_in_threadpool(act, request, auth, sub_id, kind, data)
         repeated = entry.pop("repeated", False)
-        return JSONResponse({"review": entry, "repeated": repeated}, status_code=200 if repeated else 201)
+        return checked(schemas.ReviewDone, {"review": entry, "repeated": repeated}, status_code=200 if repeated else 201)
     handler.__name__ = f"{kind}_submission"
     handler.__doc__ = {"note": "Add a note (JSON {\"reason\": ...}); the learner sees it.",
                        "override": "Override the verdict (JSON {\"verdict\": ..., \"reason\": ...}); XP, speed tiers "
@@ -164,4 +165,7 @@ def _action_body(kind: str) -> dict:
 
 for _kind in ("note", "override", "rerun"):
     router.add_api_route(f"/submissions/{{sub_id}}/{_kind}", _make(_kind), methods=["POST"], status_code=201,
-                          max_body_size=FORM_TEXT_BODY_LIMIT, openapi_extra=_action_body(_kind))
+                         response_model=schemas.ReviewDone, max_body_size=FORM_TEXT_BODY_LIMIT,
+                         responses={200: {"model": schemas.ReviewDone, "description": "The same override again: "
+                                          "nothing new (repeated: true)"}} if _kind == "override" else None,
+                         openapi_extra=_action_body(_kind))

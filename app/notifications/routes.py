@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import Depends, Form, Request
-from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.responses import RedirectResponse
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
@@ -12,10 +12,11 @@ from app.accounts.deps import current_auth, db_session, require_auth
 from app.accounts.views import account_context, render
 from app.comments.permissions import can_moderate
 from app.comments.web import signed_in_writer, ui_lang
+from app.core.answers import checked
 from app.core.bodies import make_router
 from app.core.ids import RowId
 from app.i18n.requests import api_lang
-from app.notifications import service
+from app.notifications import schemas, service
 
 router = make_router()
 
@@ -31,10 +32,10 @@ def _open_reports(db: Session, user) -> int | None:
     return open_count(db)
 
 
-@router.get("/api/notifications/summary")
+@router.get("/api/notifications/summary", response_model=schemas.Summary)
 def summary(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
-    return JSONResponse({"unread": service.unread_count(db, auth.user), "inbox": _open_reports(db, auth.user)},
-                        headers={"Cache-Control": "no-store"})
+    return checked(schemas.Summary, {"unread": service.unread_count(db, auth.user), "inbox": _open_reports(db, auth.user)},
+                   headers={"Cache-Control": "no-store"})
 
 
 def _exercises(request: Request, lang: str) -> dict[str, tuple[str, str | None]]:
@@ -75,7 +76,7 @@ def _lesson_titles(request: Request, lang: str) -> dict[str, str]:
     return {lesson.slug: lesson.text(lang)[0].title for lesson in request.app.state.catalog.snapshot().lessons}
 
 
-@router.get("/api/notifications")
+@router.get("/api/notifications", response_model=schemas.NotificationList)
 def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
     """Your latest notifications, each with its sentence in your language (?lang=ko|en, else your
     language cookie or Accept-Language) and the link it leads to; a verdict change also carries the
@@ -83,37 +84,38 @@ def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth
     items = service.recent(db, auth.user)
     lang = api_lang(request)
     texts = _texts(request, items, lang)
-    return JSONResponse({"unread": service.unread_count(db, auth.user), "mode": service.mode_for(db, auth.user.id),
-                         "notifications": [{"id": n.id, "kind": n.kind, "actor": n.actor, "lesson": n.lesson_slug,
-                                            "comment_id": n.comment_id, "lang": n.lang if n.review is None and n.strike is None else lang,
-                                            "read": n.read, "created_at": n.created_at.isoformat() + "Z",
-                                            **({"review": n.review} if n.review else {}),
-                                            **({"strike": n.strike} if n.strike else {}), **texts[n.id]}
-                                           for n in items]},
-                        headers={"Cache-Control": "no-store"})
+    notifications = [{"id": n.id, "kind": n.kind, "actor": n.actor, "lesson": n.lesson_slug, "comment_id": n.comment_id,
+                      "lang": n.lang if n.review is None and n.strike is None else lang,
+                      "read": n.read, "created_at": n.created_at.isoformat() + "Z",
+                      **({"review": n.review} if n.review else {}),
+                      **({"strike": n.strike} if n.strike else {}), **texts[n.id]}
+                     for n in items]
+    return checked(schemas.NotificationList, {"unread": service.unread_count(db, auth.user),
+                                              "mode": service.mode_for(db, auth.user.id), "notifications": notifications},
+                   headers={"Cache-Control": "no-store"})
 
 
-@router.post("/api/notifications/{notification_id}/read")
+@router.post("/api/notifications/{notification_id}/read", response_model=schemas.ReadOne)
 def read_one_api(notification_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                  db: Session = Depends(db_session)):
     changed = service.mark_read(db, auth.user, notification_id)
     db.commit()
-    return JSONResponse({"read": True, "changed": changed, "unread": service.unread_count(db, auth.user)})
+    return {"read": True, "changed": changed, "unread": service.unread_count(db, auth.user)}
 
 
-@router.post("/api/notifications/read-all")
+@router.post("/api/notifications/read-all", response_model=schemas.ReadAll)
 def read_all_api(request: Request, auth: authn.Auth = Depends(signed_in_writer), db: Session = Depends(db_session)):
     changed = service.mark_all_read(db, auth.user)
     db.commit()
-    return JSONResponse({"changed": changed, "unread": 0})
+    return {"changed": changed, "unread": 0}
 
 
-@router.put("/api/notifications/settings")
+@router.put("/api/notifications/settings", response_model=schemas.ModeOut)
 def settings_api(data: Setting, request: Request, auth: authn.Auth = Depends(signed_in_writer),
                  db: Session = Depends(db_session)):
     mode = service.set_mode(db, auth.user, data.mode)
     db.commit()
-    return JSONResponse({"mode": mode})
+    return {"mode": mode}
 
 
 # ---- the page -------------------------------------------------------------------------------------

@@ -6,18 +6,19 @@ from __future__ import annotations
 import json
 
 from fastapi import Depends, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 from markupsafe import Markup
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.deps import db_session, require_auth
 from app.accounts.roles import Permission, can
+from app.core.answers import checked
 from app.core.bodies import make_router
 from app.core.config import LANGUAGES
 from app.core.fragments import opened_as_page
 from app.core.ids import RowId, RowIdQuery
-from app.panel import overridden
+from app.panel import overridden, schemas
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
 from app.panel.starters import KOREAN_COMMENTS, load_translations, translate_comments
@@ -51,7 +52,7 @@ def exercise_config(exercise_id: str) -> dict | None:
                        "max_smem": SM90.max_shared_per_block_optin, "max_tile": 4096}}
 
 
-@api_router.get("/exercises/{exercise_id}")
+@api_router.get("/exercises/{exercise_id}", response_model=schemas.ExerciseConfig)
 async def get_exercise(exercise_id: str):
     """Starter code, launch defaults and limits for one exercise (public; cached briefly)."""
     if len(exercise_id) > 64:
@@ -59,7 +60,7 @@ async def get_exercise(exercise_id: str):
     config = await run_in_threadpool(exercise_config, exercise_id)
     if config is None:
         raise HTTPException(404)
-    return JSONResponse(config, headers={"Cache-Control": "public, max-age=60"})
+    return checked(schemas.ExerciseConfig, config, headers={"Cache-Control": "public, max-age=60"})
 
 
 def _to_lesson(request: Request, lang: str, exercise_id: str, query: str) -> RedirectResponse:
@@ -105,7 +106,7 @@ async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depen
     return _fragment(request, lang, "panel/submission.html", r=panel, source_html=source_html)
 
 
-@api_router.get("/submissions/{sub_id}")
+@api_router.get("/submissions/{sub_id}", response_model=schemas.PanelSubmission)
 async def result_json(sub_id: RowId, request: Request, lang: str = "", auth=Depends(require_auth)):
     """What the exercise panel shows of one of your submissions (graders: any), in ?lang=ko|en: the
     verdict the learner sees (a grader's override wins, with the automatic check's beside it),
@@ -113,10 +114,10 @@ async def result_json(sub_id: RowId, request: Request, lang: str = "", auth=Depe
     lang = lang if lang in LANGUAGES else "en"
 
     panel = await _visible_panel(request, sub_id, lang, auth)
-    return JSONResponse(overridden.panel_json(panel), headers={"Cache-Control": "no-store"})
+    return checked(schemas.PanelSubmission, overridden.panel_json(panel), headers={"Cache-Control": "no-store"})
 
 
-@api_router.post("/submissions/{sub_id}/profile", status_code=202)
+@api_router.post("/submissions/{sub_id}/profile", status_code=202, response_model=schemas.ProfileQueued)
 async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signed_in_with_csrf),
                              db: Session = Depends(db_session)):
     """"Profile this": the same kernel and launch again, graded as usual and with
@@ -143,7 +144,7 @@ async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signe
     if new_id is None:
         raise HTTPException(404)
     request.app.state.submissions.wake()
-    return JSONResponse({"id": new_id}, status_code=202)
+    return {"id": new_id}
 
 
 @router.get("/{lang:lang}/panel/exercises/{exercise_id}/history")

@@ -13,7 +13,7 @@ from app.accounts.models import User
 from app.accounts.roles import Permission
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.i18n.requests import api_lang
-from app.progress import ledger
+from app.progress import ledger, schemas
 from app.progress.achievements import award_achievements, earned_achievements, mark_announced
 from app.progress.learner import completed_lessons, learner_state, strip_json
 from app.progress.reading import complete_lesson, merge_browser_progress
@@ -56,7 +56,7 @@ def _progress_json(db: Session, user: User, request: Request, lang: str) -> dict
     }
 
 
-@router.get("/me")
+@router.get("/me", response_model=schemas.Progress)
 def me(request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
     return _progress_json(db, auth.user, request, api_lang(request))
 
@@ -66,7 +66,7 @@ class MergeBody(BaseModel):
     read: dict[str, list[str]] = Field(default_factory=dict, max_length=200)
 
 
-@router.post("/progress/merge", dependencies=CSRF, max_body_size=FORM_TEXT_BODY_LIMIT)
+@router.post("/progress/merge", dependencies=CSRF, max_body_size=FORM_TEXT_BODY_LIMIT, response_model=schemas.ProgressMerged)
 def merge(body: MergeBody, request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
     """The visitor's localStorage progress joins the account: union, earliest time kept."""
     lang = api_lang(request)
@@ -84,7 +84,7 @@ class CompleteBody(BaseModel):
     lang: str | None = Field(default=None, pattern="^(ko|en)$")
 
 
-@router.post("/progress/lessons/{slug}/complete", dependencies=CSRF)
+@router.post("/progress/lessons/{slug}/complete", dependencies=CSRF, response_model=schemas.LessonCompleted)
 def complete(slug: str, request: Request, body: CompleteBody | None = None, auth=Depends(require_auth),
              db: Session = Depends(db_session)):
     lang = api_lang(request)
@@ -101,7 +101,7 @@ def complete(slug: str, request: Request, body: CompleteBody | None = None, auth
     return result
 
 
-@router.get("/users/{username}/progress")
+@router.get("/users/{username}/progress", response_model=schemas.Progress)
 def user_progress(username: str, request: Request, auth=Depends(require_view_others),
                   db: Session = Depends(db_session)):
     user = users.find_user(db, username)
@@ -117,7 +117,7 @@ class AdjustBody(BaseModel):
     reference: str = Field(min_length=1, max_length=120)
 
 
-@router.post("/xp/adjust", dependencies=CSRF)
+@router.post("/xp/adjust", dependencies=CSRF, response_model=schemas.XpAdjusted)
 def adjust_xp(body: AdjustBody, request: Request, auth=Depends(require_xp_adjust),
               db: Session = Depends(db_session)):
     """A grader's override: a compensating ledger entry, idempotent per ``reference``."""
@@ -139,7 +139,7 @@ class RoleBody(BaseModel):
     role: str = Field(max_length=16)
 
 
-@router.post("/admin/users/{username}/role", dependencies=CSRF)
+@router.post("/admin/users/{username}/role", dependencies=CSRF, response_model=schemas.RoleChanged)
 def set_role(username: str, body: RoleBody, request: Request, auth=Depends(require_users_manage),
              db: Session = Depends(db_session)):
     user = users.find_user(db, username)

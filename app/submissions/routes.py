@@ -15,6 +15,7 @@ from app.accounts.roles import Permission, can
 from app.core.bodies import make_router
 from app.core.clock import utcnow
 from app.core.ids import RowId
+from app.core.openapi import EventStreamResponse
 from app.i18n.requests import api_lang
 from app.submissions import events, intake, queue
 from app.submissions.gpu_budget import GpuWait, waiting_row
@@ -127,7 +128,7 @@ async def cancel_submission(sub_id: RowId, request: Request, auth: Auth = Depend
     return JSONResponse(view, headers={"Cache-Control": "no-store"})
 
 
-@router.get("/submissions/{sub_id}/events", responses={200: {"content": {"text/event-stream": {}}}, **ERROR_RESPONSES})
+@router.get("/submissions/{sub_id}/events", response_class=EventStreamResponse, responses=ERROR_RESPONSES)
 async def submission_events(sub_id: RowId, request: Request, auth: Auth = Depends(require_auth),
                             db: Session = Depends(db_session)) -> StreamingResponse:
     """Server-sent events: ``event: state`` with the submission's JSON at every change
