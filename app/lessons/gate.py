@@ -61,11 +61,6 @@ def _belongs_to(problem: Problem, lesson: Lesson, kernels_dir: Path) -> bool:
     return any(place == problem.file or place in problem.file.parents for place in places)
 
 
-def reason(problem: Problem) -> str:
-    """How a reason is shown to instructors: the file (within its lesson or exercise), line, message."""
-    return f"{problem.file.name}:{problem.line}: {problem.message}"
-
-
 def load_checked_catalog(lessons_dir: Path, static_dir: Path, kernels_dir: Path) -> Snapshot:
     """The catalog, with each published lesson that fails the check held back (Lesson.held_back)."""
     snapshot = load_catalog(lessons_dir, static_dir, kernels_dir)
@@ -76,7 +71,8 @@ def load_checked_catalog(lessons_dir: Path, static_dir: Path, kernels_dir: Path)
     errors = _errors(lessons_dir, static_dir, kernels_dir, exercises)
     for lesson in published:
         for problem in errors:
-            shown = reason(problem)
-            if _belongs_to(problem, lesson, kernels_dir) and shown not in lesson.held_back:
-                lesson.held_back.append(shown)
+            # the catalog's own findings are already there (the check repeats them, promoted to errors)
+            seen = {(p.file, p.line, str(p.message)) for p in lesson.held_back}
+            if _belongs_to(problem, lesson, kernels_dir) and (problem.file, problem.line, str(problem.message)) not in seen:
+                lesson.held_back.append(problem)
     return snapshot

@@ -24,10 +24,11 @@ def test_a_published_lesson_with_a_missing_image_is_held_back(app, browser, less
     assert learner.get("/en/lessons/broken-figure").status_code == 404
     assert "broken-figure" not in learner.get("/en/").text
     teacher = browser("teacher1", "instructor")
-    for lang in ("en", "ko"):
+    for lang, reason in (("en", "image /static/img/lessons/nope.svg not found"),
+                         ("ko", "이미지 /static/img/lessons/nope.svg 파일이 없어요")):
         page = teacher.get(f"/{lang}/lessons/broken-figure")
         assert page.status_code == 200 and BANNER[lang] in page.text and "data-held-back" in page.text
-        assert "image /static/img/lessons/nope.svg not found" in page.text
+        assert reason in page.text
 
 
 def test_the_authoring_page_lists_what_the_check_finds(app, browser, lessons_dir, write_lesson):  # noqa: F811
@@ -42,7 +43,8 @@ def test_the_authoring_page_lists_what_the_check_finds(app, browser, lessons_dir
         page = teacher.get(f"/{lang}/authoring").text
         assert page.count('data-severity="error"') == len(errors)
         assert word in page
-    assert "of prose (code excluded)" in page
+    assert "of prose (code excluded)" in teacher.get("/en/authoring").text
+    assert "단어예요(코드 제외). 공개 레슨에는 적어도 900단어가 필요해요" in page  # the findings in the reader's language
 
 
 def test_the_english_guide_has_the_korean_guides_rules():
@@ -60,28 +62,30 @@ SHORT_EN = ("---\ntitle: Short\nsummary: S.\n---\n## First section\n\nToo short.
 SHORT_KO = ("---\ntitle: 짧음\nsummary: 요약.\n---\n## 첫 절\n\n짧아요.\n\n"
             "## 출처와 더 읽을거리\n\n- [참고 자료](https://example.org/short): 예시예요.\n")
 # Each kind of error `lessons check` reports in a lesson's own files: how to make it, and what the
-# reason shown to instructors says.
+# reason shown to instructors says in each language.
 BREAKS = {
     "too few words": (lambda f: (f / "en.md").write_text(SHORT_EN, encoding="utf-8"),
-                      "a published lesson needs at least 900"),
+                      {"en": "a published lesson needs at least 900", "ko": "공개 레슨에는 적어도 900단어가 필요해요"}),
     "Korean shorter than English": (lambda f: (f / "ko.md").write_text(SHORT_KO, encoding="utf-8"),
-                                    "translate the whole lesson"),
+                                    {"en": "translate the whole lesson", "ko": "레슨 전체를 번역해 주세요"}),
     "a heading in one language only": (lambda f: _edit(f / "en.md", lambda t: t + "\n## Extra\n\nMore.\n"),
-                                       "have no counterpart"),
+                                       {"en": "have no counterpart", "ko": "그 뒤의 제목은 짝이 없어요"}),
     "a link to an unknown lesson": (lambda f: _edit(f / "en.md", lambda t: t.replace(
-        "Body held.", "Body held. See [next](/en/lessons/no-such-lesson).")), "unknown lesson 'no-such-lesson'"),
+        "Body held.", "Body held. See [next](/en/lessons/no-such-lesson).")), {"en": "unknown lesson 'no-such-lesson'",
+                                                            "ko": "없는 레슨 'no-such-lesson'"}),
     "no sources section": (lambda f: _edit(f / "ko.md", lambda t: t.split("## 출처와")[0]),
-                           "no '## 출처와 더 읽을거리' section"),
+                           {"en": "no '## 출처와 더 읽을거리' section", "ko": "'## 출처와 더 읽을거리' 절이 없어요"}),
     "합쇼체 in Korean": (lambda f: _edit(f / "ko.md", lambda t: t.replace("본문 held.", "본문 held. 이것은 값입니다.")),
-                       "is 합쇼체"),
+                       {"en": "is 합쇼체", "ko": "합쇼체예요. 해요체(…요)로 써 주세요"}),
     "the scaffold's placeholder": (lambda f: _edit(f / "en.md", lambda t: t.replace(
         "Body held.", "Body held. One or two sentences: what the reader will be able to do after this lesson.")),
-        "the skeleton's placeholder is still here"),
+        {"en": "the skeleton's placeholder is still here", "ko": "뼈대의 자리표시 문장이 아직 남아 있어요"}),
     "a speed without its source": (lambda f: _edit(f / "en.md", lambda t: t.replace(
-        "Body held.", "Body held. This kernel reaches 900 GB/s on the card.")), "speed number '900 GB/s'"),
-    "a missing language": (lambda f: (f / "ko.md").unlink(), "no ko.md"),
+        "Body held.", "Body held. This kernel reaches 900 GB/s on the card.")), {"en": "speed number '900 GB/s'",
+                                                                   "ko": "속도 숫자 '900 GB/s'"}),
+    "a missing language": (lambda f: (f / "ko.md").unlink(), {"en": "no ko.md", "ko": "ko.md가 없어요"}),
     "an unknown exercise": (lambda f: _edit(f / "lesson.yaml", lambda t: t.replace("exercise: null", "exercise: nope")),
-                            "exercise 'nope' has no kernels/nope/ folder"),
+                            {"en": "exercise 'nope' has no kernels/nope/ folder", "ko": "연습 문제 'nope'의 kernels/nope/ 폴더가 없어요"}),
 }
 
 
@@ -102,10 +106,10 @@ def test_a_published_lesson_failing_the_check_is_held_back(app, browser, lessons
         assert "/lessons/held" not in learner.get(f"/{lang}/").text
         page = teacher.get(f"/{lang}/lessons/held")
         assert page.status_code == 200 and BANNER[lang] in page.text and "data-held-back" in page.text
-        assert str(escape(reason)) in page.text
+        assert str(escape(reason[lang])) in page.text
         authoring = teacher.get(f"/{lang}/authoring").text
         row = authoring.split('data-lesson-slug="held"')[1].split("</tr>")[0]
-        assert "data-held-back-row" in row and str(escape(reason)) in row
+        assert "data-held-back-row" in row and str(escape(reason[lang])) in row
         assert HELD[lang] in row
     assert "/lessons/open-lesson" in learner.get("/en/").text  # the other lesson is still served
 
