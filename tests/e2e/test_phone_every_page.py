@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.test_classes import create_class
 from tests.panel.support import LiveServer, add_user, sign_in
 
 pytestmark = pytest.mark.e2e
@@ -174,12 +175,7 @@ def test_course_panel_sign_in_and_class_pages_fit_a_phone(browser, live, lang):
         sign_in(page, live.url, "phone_teacher", lang)
         page.goto(f"{live.url}/{lang}/classes")
         problems["/classes (empty)"] = _page_problems(page)
-        form = page.locator("[data-create-class]")
-        form.locator("input[name=name]").fill(f"{CLASS_NAME[lang]}")
-        form.locator("input[name=term]").fill("2026")
-        form.locator("input[name=tz]").fill("Asia/Seoul")
-        form.locator("button[type=submit]").tap()
-        page.wait_for_selector("[data-done]")
+        create_class(page, CLASS_NAME[lang])
         class_url = page.url.split("?")[0]
         problems["a class"] = _page_problems(page)
         for path in ("/gradebook", "/submissions", "/boards/gemm"):
