@@ -28,6 +28,7 @@ from app.core.page_cache import PageCache
 from app.core.proxies import add_proxy_headers
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
+from app.lessons.gate import load_checked_catalog
 from app.lessons.measured import ResultsStore
 from app.lti import passback as lti_passback
 from app.lti.admin import router as lti_admin_router
@@ -119,7 +120,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = make_engine(settings.resolved_database_url)
     app.state.session_factory = make_session_factory(app.state.engine)
     app.state.templates = make_environment(auto_reload=True)
-    app.state.catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval)
+    app.state.catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval,
+                                load_checked_catalog)
     app.state.results = ResultsStore(settings.results_dir, settings.kernels_dir / "ladder", settings.results_gpu,
                                      recheck_s=settings.catalog_check_interval)
     app.state.exercises = ExerciseInfoCache(settings.kernels_dir)

@@ -26,6 +26,7 @@ STYLE = """  <style>
     .txt { fill: #1e293b; font-size: 14px; }
     .small { fill: #475569; font-size: 12px; }
     .dot { fill: #f59e0b; stroke: #1e293b; }
+    .halo { paint-order: stroke; stroke: #ffffff; stroke-width: 4px; stroke-linejoin: round; }
     @media (prefers-color-scheme: dark) {
       .card { fill: #0f172a; stroke: #334155; }
       .frame { stroke: #cbd5e1; }
@@ -36,6 +37,7 @@ STYLE = """  <style>
       .txt { fill: #e2e8f0; }
       .small { fill: #94a3b8; }
       .dot { stroke: #e2e8f0; }
+      .halo { stroke: #0f172a; }
     }
   </style>
   <defs><marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#64748b"/></marker></defs>
@@ -87,19 +89,21 @@ def roofline(lang: str) -> str:
                  text(lx(v), y0 + 16, f"{v:g}", "small", "middle"), text(x0 - 8, ly(v) + 4, f"{v:g}", "small", "end")]
         body.append(f'<line class="grid" x1="{x0}" y1="{ly(v):.1f}" x2="{x0 + pw}" y2="{ly(v):.1f}" stroke-dasharray="2 4"/>')
     body.append(f'<polyline class="line" points="{lx(0.1):.1f},{ly(bw * 0.1):.1f} {lx(ridge):.1f},{ly(peak):.1f} {lx(100):.1f},{ly(peak):.1f}"/>')
-    body += [text(lx(ridge) + 8, ly(peak) - 8, t["peak"], "small"), text(lx(0.25), ly(bw * 0.25) - 30, t["bw"], "small"),
+    # Labels inside the plot cross grid lines: a halo in the card's colour keeps them readable; the
+    # peak's label sits between the frame and the 100 line rather than across that line.
+    body += [text(lx(ridge) + 8, ly(100) - 6, t["peak"], "small halo"), text(lx(0.25), ly(bw * 0.25) - 30, t["bw"], "small halo"),
              f'<line class="grid" x1="{lx(ridge):.1f}" y1="{y0}" x2="{lx(ridge):.1f}" y2="{ly(peak):.1f}" stroke-dasharray="5 3"/>',
-             text(lx(ridge) + 6, y0 - 10, t["ridge"], "small")]
+             text(lx(ridge) + 6, y0 - 10, t["ridge"], "small halo")]
     ceiling = f'x1="{x0}" y1="{ly(l1):.1f}" x2="{x0 + pw}" y2="{ly(l1):.1f}"'
     body += [f'<line class="line" {ceiling} stroke-dasharray="8 4" style="stroke: #f59e0b"/>',
-             text(x0 + pw - 8, ly(l1) + 18, t["l1"], "small", "end")]
+             text(x0 + pw - 8, ly(l1) + 18, t["l1"], "small halo", "end")]
     # Each label sits where it stays inside the frame: the 32 label of the register tile would
     # run past the right edge if it started at its dot, so it is centred under the dot.
     places = {"naive": (8, 18, "start"), "tiled": (-10, -8, "end"), "reg": (0, 20, "middle")}
     for v, key in ((0.25, "naive"), (8, "tiled"), (32, "reg")):
         y = min(bw * v, peak, l1) if key == "tiled" else min(bw * v, peak)
         dx, dy, anchor = places[key]
-        body += [f'<circle class="dot" cx="{lx(v):.1f}" cy="{ly(y):.1f}" r="5"/>', text(lx(v) + dx, ly(y) + dy, t[key], "small", anchor)]
+        body += [f'<circle class="dot" cx="{lx(v):.1f}" cy="{ly(y):.1f}" r="5"/>', text(lx(v) + dx, ly(y) + dy, t[key], "small halo", anchor)]
     body += [text(x0 + pw / 2, y0 + 36, t["x"], "small", "middle"),
              f'<text class="small" transform="translate(24 {y0 - ph / 2}) rotate(-90)" text-anchor="middle">{escape(t["y"])}</text>',
              text(x0 + pw, 30, t["note"], "small", "end"), text(x0, 36, t["title"], "txt")]

@@ -51,6 +51,10 @@ def client(settings):
         yield test_client
 
 
+EN_FILLER = "Each thread reads one value and the warp moves on to the next row of the matrix. " * 60
+KO_FILLER = "각 스레드는 값 하나를 읽고 워프는 행렬의 다음 행으로 넘어가요. " * 60
+
+
 def write_lesson(root: Path, number: int, slug: str, *, yaml_text: str | None = None,
                  ko: str | None = "default", en: str | None = "default", status: str = "published") -> Path:
     """Create lessons/NN-slug with a valid lesson.yaml and both texts unless told otherwise."""
@@ -70,9 +74,14 @@ def write_lesson(root: Path, number: int, slug: str, *, yaml_text: str | None = 
                 title: {{en: "Reference for {slug}", ko: "{slug} 참고 자료"}}
             """)
     (folder / "lesson.yaml").write_text(yaml_text, encoding="utf-8")
+    # By default a lesson that passes `lessons check` (a published lesson failing it is held back as
+    # a draft): 900+ words of English, Korean of equal length, a sources section in each language.
     defaults = {
-        "ko": f"---\ntitle: 한국어 제목 {slug}\nsummary: 한국어 요약.\n---\n## 첫 절\n\n본문 {slug}.\n",
-        "en": f"---\ntitle: English title {slug}\nsummary: An English summary.\n---\n## First section\n\nBody {slug}.\n",
+        "ko": f"---\ntitle: 한국어 제목 {slug}\nsummary: 한국어 요약.\n---\n## 첫 절\n\n본문 {slug}.\n\n{KO_FILLER}\n\n"
+              f"## 출처와 더 읽을거리\n\n- [{slug} 참고 자료](https://example.org/{slug}): 시험용 예시예요.\n",
+        "en": f"---\ntitle: English title {slug}\nsummary: An English summary.\n---\n## First section\n\nBody {slug}.\n\n"
+              f"{EN_FILLER}\n\n## Sources and further reading\n\n- [Reference for {slug}](https://example.org/{slug}): "
+              f"an example for tests.\n",
     }
     for lang, content in (("ko", ko), ("en", en)):
         if content is None:

@@ -8,6 +8,7 @@ the folder when a lesson file changes (app/core/filecache.py; checked at most on
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -16,6 +17,8 @@ from pydantic import ValidationError
 
 from app.core.config import LANGUAGES
 from app.core.filecache import FileCache, listing
+from app.i18n import gettext_for
+from app.lessons.said import Said, _, in_language
 from app.lessons.schema import FrontMatter, LessonMeta
 from app.lessons.yamlpos import YamlError, line_of, load_with_nodes
 
@@ -60,7 +63,7 @@ class Lesson:
     meta: LessonMeta
     texts: dict[str, LessonText]
     # set to published but failing: what keeps it a draft (shown to instructors on its page)
-    held_back: list[str] = field(default_factory=list)
+    held_back: list[Problem] = field(default_factory=list)
 
     @property
     def slug(self) -> str:
@@ -84,6 +87,11 @@ class Lesson:
             return self.meta.minutes
         words = max(t.word_count for t in self.texts.values())
         return max(1, round(words / WORDS_PER_MINUTE))
+
+    def reasons(self, lang: str) -> list[str]:
+        """Why it is held back, as instructors read it: file:line: the message in ``lang``."""
+        gettext = gettext_for(lang)
+        return [f"{p.file.name}:{p.line}: {in_language(p.message, gettext)}" for p in self.held_back]
 
     def text(self, lang: str) -> tuple[LessonText, bool]:
         """The text in ``lang``, else the other language; the flag says it is a fallback."""
@@ -129,15 +137,15 @@ def _pydantic_problems(path: Path, exc: ValidationError, node, line_offset: int 
 
 def _load_meta(path: Path) -> tuple[LessonMeta | None, list[Problem], object]:
     if not path.is_file():
-        return None, [Problem(path, 1, "lesson.yaml is missing")], None
+        return None, [Problem(path, 1, Said(_("lesson.yaml is missing")))], None
     try:
         data, node = load_with_nodes(path.read_text(encoding="utf-8"))
     except YamlError as exc:
         return None, [Problem(path, exc.line, exc.message)], None
     except UnicodeDecodeError:
-        return None, [Problem(path, 1, "file is not UTF-8")], None
+        return None, [Problem(path, 1, Said(_("file is not UTF-8")))], None
     if not isinstance(data, dict):
-        return None, [Problem(path, 1, "lesson.yaml must be a mapping of fields")], None
+        return None, [Problem(path, 1, Said(_("lesson.yaml must be a mapping of fields")))], None
     try:
         return LessonMeta.model_validate(data), [], node
     except ValidationError as exc:
@@ -148,20 +156,20 @@ def _load_text(path: Path, lang: str) -> tuple[LessonText | None, list[Problem]]
     try:
         raw = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        return None, [Problem(path, 1, "file is not UTF-8")]
+        return None, [Problem(path, 1, Said(_("file is not UTF-8")))]
     lines = raw.splitlines(keepends=True)
     if not lines or lines[0].strip() != "---":
-        return None, [Problem(path, 1, "front matter missing: the file must start with a '---' line")]
+        return None, [Problem(path, 1, Said(_("front matter missing: the file must start with a '---' line")))]
     end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
     if end is None:
-        return None, [Problem(path, 1, "front matter is not closed by a '---' line")]
+        return None, [Problem(path, 1, Said(_("front matter is not closed by a '---' line")))]
     front = "".join(lines[1:end])
     try:
         data, node = load_with_nodes(front)
     except YamlError as exc:
         return None, [Problem(path, exc.line + 1, exc.message)]
     if not isinstance(data, dict):
-        return None, [Problem(path, 2, "front matter must be a mapping (title:, summary:)")]
+        return None, [Problem(path, 2, Said(_("front matter must be a mapping (title:, summary:)")))]
     try:
         fm = FrontMatter.model_validate(data)
     except ValidationError as exc:
@@ -177,19 +185,20 @@ def _cross_checks(lesson: Lesson, meta_path: Path, meta_node, static_dir: Path, 
     texts = list(lesson.texts.values())
     if len(texts) == 2:
         a, b = texts
-        for label, pattern in (("## headings", HEADING), ("code blocks", FENCE)):
+        for message, pattern in ((_("%(here)s ## headings here but %(there)s in %(file)s"), HEADING),
+                                 (_("%(here)s code blocks here but %(there)s in %(file)s"), FENCE)):
             na, nb = len(pattern.findall(a.body)), len(pattern.findall(b.body))
             if na != nb:
-                problems.append(Problem(b.path, b.body_line, f"{nb} {label} here but {na} in {a.path.name}", "warning"))
+                problems.append(Problem(b.path, b.body_line, Said(message, here=nb, there=na, file=a.path.name), "warning"))
     for text in texts:
         for match in IMAGE.finditer(text.body):
             rel = match.group(1)[len("/static/"):]
             if not (static_dir / rel).is_file():
                 line = text.body_line + text.body[: match.start()].count("\n")
-                problems.append(Problem(text.path, line, f"image {match.group(1)} not found", "warning"))
+                problems.append(Problem(text.path, line, Said(_("image %(url)s not found"), url=match.group(1)), "warning"))
     if lesson.meta.exercise and not (kernels_dir / lesson.meta.exercise).is_dir():
         problems.append(Problem(meta_path, line_of(meta_node, ("exercise",)),
-                                f"exercise '{lesson.meta.exercise}' has no kernels/{lesson.meta.exercise}/ folder", "warning"))
+                                Said(_("exercise '%(id)s' has no kernels/%(id)s/ folder"), id=lesson.meta.exercise), "warning"))
     return problems
 
 
@@ -200,7 +209,7 @@ def load_catalog(lessons_dir: Path, static_dir: Path, kernels_dir: Path) -> Snap
     for folder in folders:
         match = FOLDER_PATTERN.match(folder.name)
         if not match:
-            problems.append(Problem(folder, 1, "folder name must look like NN-slug (e.g. 04-naive-vs-tiled-gemm)"))
+            problems.append(Problem(folder, 1, Said(_("folder name must look like NN-slug (e.g. 04-naive-vs-tiled-gemm)"))))
             continue
         meta_path = folder / "lesson.yaml"
         meta, meta_problems, node = _load_meta(meta_path)
@@ -209,24 +218,27 @@ def load_catalog(lessons_dir: Path, static_dir: Path, kernels_dir: Path) -> Snap
             continue
         if meta.slug != match.group(2):
             problems.append(Problem(meta_path, line_of(node, ("slug",)),
-                                    f"slug '{meta.slug}' must equal the folder name without NN- ('{match.group(2)}')"))
+                                    Said(_("slug '%(slug)s' must equal the folder name without NN- ('%(folder)s')"),
+                                         slug=meta.slug, folder=match.group(2))))
             continue
         if meta.order != int(match.group(1)):
             problems.append(Problem(meta_path, line_of(node, ("order",)),
-                                    f"order {meta.order} must equal the folder number {match.group(1)}"))
+                                    Said(_("order %(order)s must equal the folder number %(number)s"),
+                                         order=meta.order, number=match.group(1))))
             continue
         texts: dict[str, LessonText] = {}
         for lang in LANGUAGES:
             path = folder / f"{lang}.md"
             if not path.is_file():
-                problems.append(Problem(path, 1, f"no {lang}.md: readers of this language get the other language", "warning"))
+                problems.append(Problem(path, 1, Said(_("no %(lang)s.md: readers of this language get the other language"), lang=lang),
+                                        "warning"))
                 continue
             text, text_problems = _load_text(path, lang)
             problems += text_problems
             if text is not None:
                 texts[lang] = text
         if not texts:
-            problems.append(Problem(folder, 1, "no readable ko.md or en.md: lesson left out"))
+            problems.append(Problem(folder, 1, Said(_("no readable ko.md or en.md: lesson left out"))))
             continue
         lesson = Lesson(folder, meta, texts)
         problems += _cross_checks(lesson, meta_path, node, static_dir, kernels_dir)
@@ -237,13 +249,14 @@ def load_catalog(lessons_dir: Path, static_dir: Path, kernels_dir: Path) -> Snap
     for lesson in sorted(lessons, key=lambda each: (each.order, each.folder.name)):
         if lesson.order in seen:
             problems.append(Problem(lesson.folder / "lesson.yaml", 1,
-                                    f"order {lesson.order} is also used by {seen[lesson.order].folder.name}"))
+                                    Said(_("order %(order)s is also used by %(folder)s"), order=lesson.order,
+                                         folder=seen[lesson.order].folder.name)))
             continue
         seen[lesson.order] = lesson
         unique.append(lesson)
     for lesson in unique:
         if lesson.meta.status == "published":
-            lesson.held_back = [f"{p.file.name}:{p.line}: {p.message}" for p in problems if _holds_back(p, lesson)]
+            lesson.held_back = [p for p in problems if _holds_back(p, lesson)]
     return Snapshot(unique, problems)
 
 
@@ -265,13 +278,17 @@ class Catalog:
     lessons folder, each entry in it and each lesson folder's lesson.yaml, ko.md and en.md are
     checked at most once per ``check_interval`` seconds."""
 
-    def __init__(self, lessons_dir: Path, static_dir: Path, kernels_dir: Path, check_interval: float = 1.0):
+    def __init__(self, lessons_dir: Path, static_dir: Path, kernels_dir: Path, check_interval: float = 1.0,
+                 loader: Callable[[Path, Path, Path], Snapshot] | None = None):
+        """``loader``: how a snapshot is read (app/lessons/gate.py's load_checked_catalog also holds
+        back published lessons that fail ``lessons check``); load_catalog when not given."""
         self.lessons_dir = lessons_dir
         self.static_dir = static_dir
         self.kernels_dir = kernels_dir
+        load = loader or load_catalog
         self._files: FileCache[None, Snapshot] = FileCache(
             lambda _key: self._watched(),
-            lambda _key: load_catalog(self.lessons_dir, self.static_dir, self.kernels_dir),
+            lambda _key: load(self.lessons_dir, self.static_dir, self.kernels_dir),
             recheck_s=check_interval)
 
     def _watched(self) -> list[Path]:

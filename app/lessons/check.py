@@ -33,6 +33,7 @@ from app.lessons.catalog import IMAGE, Lesson, Problem, load_catalog
 from app.lessons.codecheck import CompilerUnavailable, check_lesson_code, code_blocks, normalized
 from app.lessons.links import body_links, judge
 from app.lessons.prose import Structure, structure
+from app.lessons.said import Said, _
 from app.lessons.scaffold import placeholders
 from app.lessons.yamlpos import YamlError, line_of, load_with_nodes
 
@@ -83,7 +84,10 @@ def _compare_structure(lesson: Lesson, parts: dict[str, Structure]) -> list[Prob
     """Headings and code blocks: same number in both languages; point at the first extra one."""
     problems = []
     ko, en = parts["ko"], parts["en"]
-    for label, a, b in (("headings", en.headings, ko.headings), ("code blocks", en.code_lines, ko.code_lines)):
+    for message, a, b in ((_("%(longer)s.md has %(n)s headings, %(shorter)s.md has %(m)s: this one and any after it "
+                             "have no counterpart"), en.headings, ko.headings),
+                          (_("%(longer)s.md has %(n)s code blocks, %(shorter)s.md has %(m)s: this one and any after "
+                             "it have no counterpart"), en.code_lines, ko.code_lines)):
         if len(a) == len(b):
             continue
         longer, shorter = ("en", "ko") if len(a) > len(b) else ("ko", "en")
@@ -91,8 +95,7 @@ def _compare_structure(lesson: Lesson, parts: dict[str, Structure]) -> list[Prob
         extra = items[min(len(a), len(b))]
         line = extra[1] if isinstance(extra, tuple) else extra
         problems.append(Problem(lesson.texts[longer].path, line,
-                                f"{longer}.md has {len(items)} {label}, {shorter}.md has {min(len(a), len(b))}: "
-                                f"this one and any after it have no counterpart"))
+                                Said(message, longer=longer, n=len(items), shorter=shorter, m=min(len(a), len(b)))))
     return problems
 
 
@@ -103,14 +106,16 @@ def _equal_korean(lesson: Lesson, parts: dict[str, Structure]) -> list[Problem]:
     need = KO_HANGUL_PER_EN_WORD * en.words
     if ko.hangul < need:
         problems.append(Problem(ko_path, lesson.texts["ko"].body_line,
-                                f"Korean body has {ko.hangul} Hangul syllables, fewer than {KO_HANGUL_PER_EN_WORD} per "
-                                f"English word ({en.words} words → {need:.0f}): translate the whole lesson"))
+                                Said(_("Korean body has %(hangul)s Hangul syllables, fewer than %(per)s per English "
+                                       "word (%(words)s words → %(need)s): translate the whole lesson"),
+                                     hangul=ko.hangul, per=KO_HANGUL_PER_EN_WORD, words=en.words, need=f"{need:.0f}")))
     if len(en.sections) == len(ko.sections):
         for e, k in zip(en.sections, ko.sections, strict=False):  # a count mismatch is reported apart
             if e.words >= KO_SECTION_MIN_WORDS and k.hangul < KO_SECTION_HANGUL_PER_EN_WORD * e.words:
                 problems.append(Problem(ko_path, k.line,
-                                        f"section '{k.title or '(before the first ##)'}' has {k.hangul} Hangul syllables "
-                                        f"for {e.words} English words: it looks untranslated or cut short"))
+                                        Said(_("section '%(title)s' has %(hangul)s Hangul syllables for %(words)s "
+                                               "English words: it looks untranslated or cut short"),
+                                             title=k.title or "(before the first ##)", hangul=k.hangul, words=e.words)))
     return problems
 
 
@@ -124,8 +129,8 @@ def _check_claims(lesson: Lesson, glossary, static_dir: Path) -> list[Problem]:
         problems += [Problem(text.path, c.line, c.message) for c in found]
         if lesson.published and not claims.sources_section(text.body, lang):
             problems.append(Problem(text.path, text.body_line,
-                                    f"no '## {claims.SOURCES_HEADING[lang]}' section: name every source by title, "
-                                    f"author or site and link, with its caveats"))
+                                    Said(_("no '## %(heading)s' section: name every source by title, author or site "
+                                           "and link, with its caveats"), heading=claims.SOURCES_HEADING[lang])))
     if {"en", "ko"} <= set(lesson.texts):
         en, ko = lesson.texts["en"], lesson.texts["ko"]
         problems += [Problem(ko.path, c.line, c.message)
@@ -166,10 +171,10 @@ def _check_exercise(lesson: Lesson, kernels_dir: Path) -> list[Problem]:
         load_exercise(exercise, root=kernels_dir)
     except UnknownExercise:
         return [Problem(meta_path, line_of(_yaml_node(meta_path), ("exercise",)),
-                        f"exercise '{exercise}' is unknown: kernels/{exercise}/spec.yaml is missing")]
+                        Said(_("exercise '%(id)s' is unknown: kernels/%(id)s/spec.yaml is missing"), id=exercise))]
     except ExerciseSpecError as exc:
         return [Problem(meta_path, line_of(_yaml_node(meta_path), ("exercise",)),
-                        f"exercise '{exercise}' has a broken spec: {exc}")]
+                        Said(_("exercise '%(id)s' has a broken spec: %(error)s"), id=exercise, error=str(exc)))]
     return []
 
 
@@ -217,7 +222,8 @@ def _check_placeholders(lesson: Lesson) -> list[Problem]:
             if at >= 0:
                 shown = placeholder if len(placeholder) <= 60 else placeholder[:57] + "..."
                 problems.append(Problem(text.path, whole.count("\n", 0, at) + 1,
-                                        f"the skeleton's placeholder is still here: \"{shown}\"; write the lesson's own text"))
+                                        Said(_("the skeleton's placeholder is still here: \"%(text)s\"; write the lesson's "
+                                               "own text"), text=shown)))
     return problems
 
 
@@ -259,8 +265,9 @@ def check_course(lessons_dir: Path, static_dir: Path, kernels_dir: Path, *, comp
             try:
                 report.problems += check_lesson_code(lesson)
             except CompilerUnavailable as exc:
-                report.problems.append(Problem(lesson.folder, 1, f"the engine cannot compile here, so cuda blocks "
-                                                                 f"were not compiled: {exc}", "warning"))
+                report.problems.append(Problem(lesson.folder, 1, Said(_("the engine cannot compile here, so cuda blocks "
+                                                                        "were not compiled: %(error)s"), error=str(exc)),
+                                               "warning"))
                 compile_cuda, report.compiled = False, 0
         else:
             report.problems += check_lesson_code(lesson, compile_cuda=False)
@@ -268,13 +275,15 @@ def check_course(lessons_dir: Path, static_dir: Path, kernels_dir: Path, *, comp
             report.english_words[lesson.slug] = parts["en"].words
             if parts["en"].words < min_words:
                 report.problems.append(Problem(lesson.texts["en"].path, lesson.texts["en"].body_line,
-                                               f"English body has {parts['en'].words} words of prose (code excluded); "
-                                               f"a published lesson needs at least {min_words}"))
+                                               Said(_("English body has %(words)s words of prose (code excluded); a "
+                                                      "published lesson needs at least %(least)s"),
+                                                    words=parts["en"].words, least=min_words)))
             if "ko" in parts:
                 report.problems += _equal_korean(lesson, parts)
     report.problems += _check_size_classes(kernels_dir, exercises)
     report.course_kernels = len(kernels)
     if report.course_kernels < min_kernels:
-        report.problems.append(Problem(lessons_dir, 1, f"the published lessons hold {report.course_kernels} complete "
-                                                       f"```cuda kernels; the course needs at least {min_kernels}"))
+        report.problems.append(Problem(lessons_dir, 1, Said(_("the published lessons hold %(n)s complete ```cuda "
+                                                              "kernels; the course needs at least %(least)s"),
+                                                            n=report.course_kernels, least=min_kernels)))
     return report

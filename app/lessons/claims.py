@@ -28,6 +28,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.container import container_plugin
 
 from app.lessons.codecheck import code_blocks
+from app.lessons.said import Said, _
 
 SOURCES_ANCHOR = {"en": "#sources-and-further-reading", "ko": "#출처와-더-읽을거리"}
 SOURCES_HEADING = {"en": "Sources and further reading", "ko": "출처와 더 읽을거리"}
@@ -106,16 +107,17 @@ def speed_claims(body: str, body_line: int, lang: str) -> list[Claim]:
             before = previous if previous and previous[0] == "paragraph" and previous[1] + previous[2].count("\n") + 2 >= line else None
             cited = cited or bool(before and any(t == anchor for t in _LINK_TARGET.findall(before[2])))
             if found and not cited:
-                problems.append(Claim(line, f"a table of speed numbers with no citation: numbers measured here come from "
-                                            f"::: measured/::: ladder, a source's numbers carry a link to {anchor} "
-                                            f"in the table or the paragraph before it"))
+                problems.append(Claim(line, Said(_("a table of speed numbers with no citation: numbers measured here come from "
+                                                   "::: measured/::: ladder, a source's numbers carry a link to %(anchor)s "
+                                                   "in the table or the paragraph before it"), anchor=anchor)))
         else:
             for match in SPEED.finditer(text):
                 if not cited:
                     at = line + text.count("\n", 0, match.start())
-                    problems.append(Claim(at, f"speed number '{match.group(0).strip()}' typed in prose with no citation: "
-                                              f"measured here → ::: measured/::: ladder; from a source → link to {anchor} "
-                                              f"in the same paragraph (AUTHORING, 'Numbers')"))
+                    problems.append(Claim(at, Said(_("speed number '%(number)s' typed in prose with no citation: measured here → "
+                                                     "::: measured/::: ladder; from a source → link to %(anchor)s in the "
+                                                     "same paragraph (AUTHORING, 'Numbers')"),
+                                                   number=match.group(0).strip(), anchor=anchor)))
                     break
         previous = (kind, line, raw)
     return problems
@@ -126,8 +128,8 @@ def jargon(body: str, body_line: int) -> list[Claim]:
     for n, text in enumerate(body.split("\n")):
         match = JARGON.search(text)
         if match:
-            out.append(Claim(body_line + n, f"'{match.group(0)}' is internal jargon: name the source by its title "
-                                             f"(learners never see this word)"))
+            out.append(Claim(body_line + n, Said(_("'%(word)s' is internal jargon: name the source by its title "
+                                                    "(learners never see this word)"), word=match.group(0))))
     return out
 
 
@@ -145,17 +147,18 @@ def korean_code_text(en_body: str, en_line: int, ko_body: str, ko_line: int) -> 
     # twins are paired in order; a count mismatch is reported by the structure check
     for e, k in zip(code_blocks(en_body, en_line), code_blocks(ko_body, ko_line), strict=False):
         if _words(e.title) and not HANGUL.search(k.title):
-            out.append(Claim(k.line, f"code title '{k.title}' is not Korean (English: '{e.title}')"))
+            out.append(Claim(k.line, Said(_("code title '%(title)s' is not Korean (English: '%(english)s')"),
+                                            title=k.title, english=e.title)))
         ko_comments = _comments(k.code)
         for ec, kc in zip(_comments(e.code), ko_comments, strict=False):
             if _words(ec) and not HANGUL.search(kc):
                 offset = next((n for n, line in enumerate(k.code.split("\n")) if kc and kc in line), 0)
-                out.append(Claim(k.line + 1 + offset, f"code comment '{kc[:60]}' is not Korean"))
+                out.append(Claim(k.line + 1 + offset, Said(_("code comment '%(comment)s' is not Korean"), comment=kc[:60])))
     en_alts = [(n, m.group(1)) for n, line in enumerate(en_body.split("\n")) for m in _IMAGE.finditer(line)]
     ko_alts = [(n, m.group(1)) for n, line in enumerate(ko_body.split("\n")) for m in _IMAGE.finditer(line)]
-    for (_, ea), (kn, ka) in zip(en_alts, ko_alts, strict=False):
+    for (_en_line, ea), (kn, ka) in zip(en_alts, ko_alts, strict=False):
         if _words(ea) and not HANGUL.search(ka):
-            out.append(Claim(ko_line + kn, f"image alt text '{ka[:60]}' is not Korean"))
+            out.append(Claim(ko_line + kn, Said(_("image alt text '%(alt)s' is not Korean"), alt=ka[:60])))
     return out
 
 
@@ -197,7 +200,8 @@ def glossary_claims(ko_body: str, ko_line: int, glossary: list[tuple[str, list[s
                 match = re.search(pattern, text, re.I if form.isascii() else 0)
                 if match:
                     out.append(Claim(line + text.count("\n", 0, match.start()),
-                                     f"glossary (AUTHORING.ko.md, 용어집): write '{term}', not '{form}'"))
+                                     Said(_("glossary (AUTHORING.ko.md, 용어집): write '%(term)s', not '%(form)s'"),
+                                          term=term, form=form)))
     return out
 
 
@@ -216,7 +220,7 @@ def speech_level_claims(ko_body: str, ko_line: int) -> list[Claim]:
         for match in _FORMAL_ENDING.finditer(text):
             if _closed_by_bieup(match.group(1)):
                 out.append(Claim(line + text.count("\n", 0, match.start()),
-                                 f"speech level: '{match.group(0)}' is 합쇼체; write 해요체 (…요)"))
+                                 Said(_("speech level: '%(ending)s' is 합쇼체; write 해요체 (…요)"), ending=match.group(0))))
                 break
     return out
 
@@ -254,19 +258,22 @@ def size_class_claims(spec_raw: dict) -> list[str]:
     correctness = [dict(s) for s in ((spec_raw.get("sizes") or {}).get("correctness") or []) if isinstance(s, dict)]
     listed = spec_raw.get("size_classes")
     if not isinstance(listed, dict):
-        return [f"size_classes is missing: list one correctness size for each class ({', '.join(SIZE_CLASSES)})"]
+        return [Said(_("size_classes is missing: list one correctness size for each class (%(classes)s)"),
+                     classes=", ".join(SIZE_CLASSES))]
     problems = []
     for name, (meaning, holds) in SIZE_CLASSES.items():
         size = listed.get(name)
         if not isinstance(size, dict):
-            problems.append(f"size_classes.{name} is missing ({meaning})")
+            problems.append(Said(_("size_classes.%(name)s is missing (%(meaning)s)"), name=name, meaning=meaning))
         elif dict(size) not in correctness:
-            problems.append(f"size_classes.{name} {size} is not one of sizes.correctness")
+            problems.append(Said(_("size_classes.%(name)s %(size)s is not one of sizes.correctness"), name=name, size=size))
         elif not holds({k: int(v) for k, v in size.items()}):
-            problems.append(f"size_classes.{name} {size} does not have the property: {meaning}")
+            problems.append(Said(_("size_classes.%(name)s %(size)s does not have the property: %(meaning)s"),
+                                 name=name, size=size, meaning=meaning))
     for name in listed:
         if name not in SIZE_CLASSES:
-            problems.append(f"size_classes.{name}: unknown class (known: {', '.join(SIZE_CLASSES)})")
+            problems.append(Said(_("size_classes.%(name)s: unknown class (known: %(classes)s)"), name=name,
+                                 classes=", ".join(SIZE_CLASSES)))
     return problems
 
 
@@ -288,11 +295,12 @@ def korean_figures(en_body: str, ko_body: str, ko_line: int, static_dir: Path) -
             continue  # a missing file is the catalog's error
         twin = en_target[:-len(".svg")] + ".ko.svg"
         if words and ko_target != twin:
-            out.append(Claim(ko_line + n, f"figure {en_target} has English words: ko.md must show its Korean twin {twin}"))
+            out.append(Claim(ko_line + n, Said(_("figure %(figure)s has English words: ko.md must show its Korean twin %(twin)s"),
+                                                  figure=en_target, twin=twin)))
         elif words:
             try:
                 if not HANGUL.search(" ".join(_SVG_TEXT.findall((static_dir / twin[len("/static/"):]).read_text(encoding="utf-8")))):
-                    out.append(Claim(ko_line + n, f"{twin} has no Korean labels"))
+                    out.append(Claim(ko_line + n, Said(_("%(twin)s has no Korean labels"), twin=twin)))
             except OSError:
-                out.append(Claim(ko_line + n, f"{twin} is missing"))
+                out.append(Claim(ko_line + n, Said(_("%(twin)s is missing"), twin=twin)))
     return out

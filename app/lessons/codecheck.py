@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 
 from app.lessons.catalog import Lesson, Problem
+from app.lessons.said import Said, _
 from app.rendering.code import parse_info
 
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
@@ -76,24 +77,30 @@ def check_lesson_code(lesson: Lesson, compile_cuda: bool = True) -> list[Problem
         path = lesson.texts[lang].path
         for block in blocks:
             if not block.language:
-                problems.append(Problem(path, block.line, "code block without a language (cuda, cpp, text, ...)", "warning"))
+                problems.append(Problem(path, block.line, Said(_("code block without a language (cuda, cpp, text, ...)")),
+                                        "warning"))
             if block.language in ("cuda", "cpp") and not block.title:
-                problems.append(Problem(path, block.line, f'{block.language} block without title="..."', "warning"))
+                problems.append(Problem(path, block.line, Said(_('%(language)s block without title="..."'),
+                                                                language=block.language), "warning"))
             if compile_cuda and block.language == "cuda" and not block.fragment:
                 if "#include" in block.code:
-                    problems.append(Problem(path, block.line, "complete cuda blocks may not #include (mark excerpts `cuda fragment`)"))
+                    problems.append(Problem(path, block.line, Said(_("complete cuda blocks may not #include (mark excerpts "
+                                                                           "`cuda fragment`)"))))
                     continue
                 log = nvrtc_compile(block.code)
                 if log is not None:
                     first = next((line for line in log.splitlines() if "error" in line), log.splitlines()[0])
                     # kernel.cu(N) counts from the block's first line; name the file line too.
                     where = re.match(r"\S*\((\d+)\)", first)
-                    at = f" (at line {block.line + int(where.group(1))})" if where else ""
-                    problems.append(Problem(path, block.line, f"cuda block does not compile with NVRTC{at}: {first}"))
+                    said = (Said(_("cuda block does not compile with NVRTC (at line %(line)s): %(error)s"),
+                                 line=block.line + int(where.group(1)), error=first) if where else
+                            Said(_("cuda block does not compile with NVRTC: %(error)s"), error=first))
+                    problems.append(Problem(path, block.line, said))
     if set(per_lang) == {"ko", "en"}:
         ko, en = per_lang["ko"], per_lang["en"]
         for k, e in zip(ko, en, strict=False):  # twins; a count mismatch is reported apart
             if normalized(k.code) != normalized(e.code):
                 problems.append(Problem(lesson.texts["ko"].path, k.line,
-                                        f"code differs from the English block at line {e.line} (beyond comments)", "warning"))
+                                        Said(_("code differs from the English block at line %(line)s (beyond comments)"),
+                                             line=e.line), "warning"))
     return problems

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from markdown_it import MarkdownIt
 
 from app.core.config import LANGUAGES
+from app.lessons.said import Said, _
 
 # [text](target) and ![alt](target); the text may hold escaped brackets. Malformed targets
 # (spaces, empty) are found too: markdown-it would silently print them as plain text.
@@ -63,53 +64,61 @@ def judge(target: str, *, image: bool, static_dir: Path, slugs: dict[str, bool],
     """None when the target is fine. ``slugs`` maps each lesson slug to 'is published'."""
     raw = target.strip()
     if not raw:
-        return Verdict("error", "empty link target")
+        return Verdict("error", Said(_("empty link target")))
     titled = _TITLED.match(raw)
     url = titled.group(1) if titled else raw
     if re.search(r"\s", url):
-        return Verdict("error", f"link target {raw!r} contains a space (write %20, or fix the URL)")
+        return Verdict("error", Said(_("link target %(target)s contains a space (write %%20, or fix the URL)"),
+                                     target=repr(raw)))
     parts = urlsplit(url)
     if parts.scheme:
         if image:
-            return Verdict("error", f"image {url} is not a /static/ file: the site serves no third-party images")
+            return Verdict("error", Said(_("image %(url)s is not a /static/ file: the site serves no third-party "
+                                           "images"), url=url))
         if parts.scheme in ("https", "http"):
             if not parts.netloc or "." not in parts.netloc.split(":")[0] and parts.netloc.split(":")[0] != "localhost":
-                return Verdict("error", f"link {url} has no valid host")
+                return Verdict("error", Said(_("link %(url)s has no valid host"), url=url))
             if parts.scheme == "http":
-                return Verdict("warning", f"link {url} uses http: prefer https")
+                return Verdict("warning", Said(_("link %(url)s uses http: prefer https"), url=url))
             return None
         if parts.scheme == "mailto" and not external_only and "@" in parts.path:
             return None
-        return Verdict("error", f"link {url} has a bad scheme '{parts.scheme}:' (use https://)")
+        return Verdict("error", Said(_("link %(url)s has a bad scheme '%(scheme)s:' (use https://)"), url=url,
+                                     scheme=parts.scheme))
     if external_only:
-        return Verdict("error", f"link {url} must be an absolute https:// URL")
+        return Verdict("error", Said(_("link %(url)s must be an absolute https:// URL"), url=url))
     if url.startswith("//"):
-        return Verdict("error", f"link {url} has no scheme (write https://)")
+        return Verdict("error", Said(_("link %(url)s has no scheme (write https://)"), url=url))
     if url.startswith("#"):
-        return None if len(url) > 1 and not image else Verdict("error", f"link target {url!r} is not a page or file")
+        return None if len(url) > 1 and not image else Verdict("error", Said(_("link target %(target)s is not a page or file"),
+                                                                                   target=repr(url)))
     if not url.startswith("/"):
-        return Verdict("error", f"relative link {url!r}: write /<lang>/lessons/<slug> or /static/<file>")
+        return Verdict("error", Said(_("relative link %(target)s: write /<lang>/lessons/<slug> or /static/<file>"),
+                                     target=repr(url)))
     path = parts.path
     if path.startswith("/static/"):
         rel = path[len("/static/"):]
         root = static_dir.resolve()
         file = (root / rel).resolve()
         if ".." in rel.split("/") or root not in file.parents or not file.is_file():
-            return Verdict("error", f"{path} not found under static/")
+            return Verdict("error", Said(_("%(path)s not found under static/"), path=path))
         return None
     if image:
-        return Verdict("error", f"image {url} is not a /static/ file")
+        return Verdict("error", Said(_("image %(url)s is not a /static/ file"), url=url))
     page = _PAGE.match(path)
     if page and page.group("lang") in LANGUAGES:
         slug = page.group("slug")
         if page.group("page") is not None:
             return None if page.group("page") in SITE_PAGES else Verdict(
-                "error", f"unknown internal link {url}: site pages are {', '.join(sorted(SITE_PAGES))}")
+                "error", Said(_("unknown internal link %(url)s: site pages are %(pages)s"), url=url,
+                              pages=", ".join(sorted(SITE_PAGES))))
         if slug is None:
             return None
         if slug not in slugs:
-            return Verdict("error", f"link {url} points at an unknown lesson '{slug}'")
+            return Verdict("error", Said(_("link %(url)s points at an unknown lesson '%(slug)s'"), url=url, slug=slug))
         if not slugs[slug]:
-            return Verdict("warning", f"link {url} points at a draft: learners get a 404 until it is published")
+            return Verdict("warning", Said(_("link %(url)s points at a draft: learners get a 404 until it is "
+                                               "published"), url=url))
         return None
-    return Verdict("error", f"unknown internal link {url}: use /<lang>/lessons/<slug>, /<lang>/ or /static/<file>")
+    return Verdict("error", Said(_("unknown internal link %(url)s: use /<lang>/lessons/<slug>, /<lang>/ or "
+                                 "/static/<file>"), url=url))

@@ -17,11 +17,13 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts.auth import SESSION_COOKIE
 from app.core.bodies import make_router
 from app.core.page_cache import STRIP_MARKER, CachedPage, page_response
+from app.i18n import gettext_for
 from app.lessons.catalog import Lesson
 from app.lessons.check import check_course
 from app.lessons.guide import guide_html
 from app.lessons.preview import preview_auth, show_drafts
 from app.lessons.prose import structure
+from app.lessons.said import in_language
 from app.progress.learner import LearnerState, visitor_state
 from app.progress.page_state import ReaderView, repeat_view, signed_in_view
 from app.progress.reader_pages import reader_key, reader_pages
@@ -206,7 +208,8 @@ async def authoring(lang: str, request: Request):
     # the same list as `lessons check` (its errors are errors here too), without the NVRTC compile
     report = await run_in_threadpool(check_course, state.settings.lessons_dir, STATIC_DIR, state.settings.kernels_dir,
                                      compile_cuda=False)
-    problems = [{"where": f"{shown(p.file)}:{p.line}", "severity": p.severity, "message": p.message}
+    gettext = gettext_for(lang)
+    problems = [{"where": f"{shown(p.file)}:{p.line}", "severity": p.severity, "message": in_language(p.message, gettext)}
                 for p in report.problems]
     context = page_context(lang, "/authoring", state.settings.site_name)
     guide = await run_in_threadpool(guide_html, state.settings.lessons_dir, lang)

@@ -31,9 +31,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def catalog_slugs(settings: Settings) -> Callable[[], frozenset[str]]:
     """The visible lessons' slugs (XP for a lesson completed by grading), outside a web app."""
     from app.lessons.catalog import Catalog
+    from app.lessons.gate import load_checked_catalog
     from app.templating import STATIC_DIR
 
-    catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval)
+    catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval,
+                      load_checked_catalog)
 
     def slugs() -> frozenset[str]:
         return frozenset(lesson.slug for lesson in catalog.snapshot().visible(settings.show_drafts))

@@ -4,7 +4,9 @@
   "use strict";
   var swagger = document.getElementById("swagger-ui");
   if (swagger && window.SwaggerUIBundle) {
-    window.SwaggerUIBundle({ url: swagger.dataset.openapi, dom_id: "#swagger-ui", deepLinking: true,
+    // deepLinking off: with it on, Swagger UI puts each operation's path link inside the button that
+    // opens the operation (a link nested in a button: screen readers and keyboards get one or the other).
+    window.SwaggerUIBundle({ url: swagger.dataset.openapi, dom_id: "#swagger-ui", deepLinking: false,
       presets: [window.SwaggerUIBundle.presets.apis], layout: "BaseLayout" });
   }
   var redoc = document.getElementById("redoc");

@@ -49,3 +49,32 @@ def test_swagger_page_has_readable_contrast_and_follows_dark_mode(browser, serve
         assert page.locator("[data-back-to-site]").get_attribute("href") == "/en/"
     finally:
         context.close()
+
+
+# Every serious or critical axe-core rule, with the elements it names (Swagger UI's own markup included).
+AXE_SERIOUS_NODES = """async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+  .filter(v => v.impact === 'serious' || v.impact === 'critical')
+  .flatMap(v => v.nodes.map(n => v.id + ': ' + n.target.join(' ')))"""
+
+
+@pytest.mark.parametrize(("scheme", "lang"), [("light", "en-US"), ("dark", "ko-KR")])
+def test_swagger_page_has_no_serious_axe_findings_even_with_operations_open(browser, server_url, scheme, lang):
+    from tests.e2e.test_a11y import AXE
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme, locale=lang)
+    page = context.new_page()
+    try:
+        page.goto(server_url + "/docs")
+        page.wait_for_selector(".swagger-ui .opblock", timeout=30_000)
+        page.evaluate(AXE.read_text(encoding="utf-8"))
+        assert page.evaluate(AXE_SERIOUS_NODES) == []
+        # an operation opened (its parameters, responses and "Try it out") and a schema opened
+        page.locator(".opblock-summary-control").first.click()
+        page.wait_for_selector(".opblock-body")
+        models = page.locator(".models-control")
+        if models.count():
+            models.first.click()
+        page.wait_for_timeout(300)
+        assert page.evaluate(AXE_SERIOUS_NODES) == []
+    finally:
+        context.close()

@@ -20,6 +20,16 @@ TEXT = {
 }
 
 
+def create_class(page, name: str) -> None:
+    """Fill in the new-class form on /{lang}/classes (term 2026, Seoul time) and wait for its confirmation."""
+    form = page.locator("[data-create-class]")
+    form.locator("input[name=name]").fill(name)
+    form.locator("input[name=term]").fill("2026")
+    form.locator("input[name=tz]").fill("Asia/Seoul")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector("[data-done]")
+
+
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
     server = LiveServer(tmp_path_factory.mktemp("classes-e2e"), app="tests.e2e.fake_gpu_app:create", factory="1",
@@ -37,12 +47,7 @@ def test_instructor_and_learner_run_a_class(browser, live, artifacts, axe_source
     teacher = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     sign_in(teacher, live.url, teacher_name, lang)
     teacher.locator("[data-classes-link]").first.click()
-    form = teacher.locator("[data-create-class]")
-    form.locator("input[name=name]").fill(f"GPU 101 {lang}")
-    form.locator("input[name=term]").fill("2026")
-    form.locator("input[name=tz]").fill("Asia/Seoul")
-    form.locator("button[type=submit]").click()
-    teacher.wait_for_selector("[data-done]")
+    create_class(teacher, f"GPU 101 {lang}")
     assert TEXT[lang]["created"] in teacher.locator("[data-done]").inner_text()
 
     settings = teacher.locator("[data-settings]")

@@ -29,3 +29,39 @@ def test_parse_wrk():
 @pytest.mark.parametrize("text,ms", [("950.00us", 0.95), ("1.50ms", 1.5), ("1.20s", 1200.0), ("1.00m", 60000.0)])
 def test_latency_units(text, ms):
     assert _to_ms(text) == pytest.approx(ms)
+
+
+def _result(rps: float, p50: float, p99: float, size: int):
+    from app.bench.web import WrkResult
+
+    return WrkResult(rps, p50, p99, "", size)
+
+
+def test_the_report_shows_signed_out_and_signed_in_with_and_without_compression():
+    from app.bench.web import BenchRun, report
+
+    run = BenchRun("/ko/lessons/naive-vs-tiled-gemm", baseline=_result(8000, 5.0, 12.0, 60000),
+                   plain=_result(6000, 7.0, 13.0, 79000), browser=_result(5700, 7.5, 20.0, 20700),
+                   signed=_result(3000, 15.0, 30.0, 80000), signed_browser=_result(2000, 20.0, 60.0, 21000))
+    text, ok = report(run, "header")
+    assert "ours+br" in text and "signed-in" in text and "signed+br" in text
+    assert "browser (signed out): 0.95 of the uncompressed rate (target >= 0.90), p50 7.5 ms against 7.0, " \
+           "p99 20.0 ms against 13.0 (target < 50 ms): met" in text
+    assert "browser (signed in): 0.67 of the uncompressed rate (target >= 0.90), p50 20.0 ms against 15.0, " \
+           "p99 60.0 ms against 30.0 (target < 50 ms): MISSED" in text
+    assert ok is False
+    run.signed_browser = _result(2900, 16.0, 40.0, 21000)
+    assert report(run, "header")[1] is True
+
+
+def test_the_load_average_is_three_numbers_or_unknown():
+    from app.bench.web import load_average
+
+    from pathlib import Path
+
+    value = load_average()
+    if not Path("/proc/loadavg").exists():
+        assert value == "unknown"
+        return
+    numbers = [float(part) for part in value.split()]
+    assert len(numbers) == 3 and min(numbers) >= 0

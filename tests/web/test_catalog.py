@@ -71,7 +71,8 @@ def test_missing_language_falls_back_with_a_notice(tmp_path, lessons_dir, write_
     write_lesson(lessons_dir, 1, "english-only", ko=None)
     snapshot = _catalog(lessons_dir)
     assert snapshot.errors == [] and any("no ko.md" in p.message for p in snapshot.problems)
-    with _app(make_settings, tmp_path, lessons_dir) as client:
+    # a missing language fails `lessons check`, so the lesson is a draft: seen on an author's machine
+    with _app(make_settings, tmp_path, lessons_dir, show_drafts=True) as client:
         page = client.get("/ko/lessons/english-only").text
         assert "이 레슨은 아직 한국어로 번역되지 않아 영어 원문으로 보여 드려요." in page
         assert "English title english-only" in page
