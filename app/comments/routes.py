@@ -4,11 +4,11 @@ tokens skip CSRF as the accounts code decides). A read-only HTML page lists a le
 for readers without JavaScript."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
@@ -30,19 +30,29 @@ router = make_router()
 
 # Text fields accept any JSON value: a non-string is refused by the service with the usual
 # bilingual "empty" message instead of a framework validation error.
+# The schema says what a comment's text must be; the service checks it (text that is blank once invisible
+# characters are taken out, text over the site's length: a setting, 4000 characters unless the operator
+# changed it) and refuses with its own message in the reader's language rather than a generic 422.
+VISIBLE_TEXT = {"minLength": 1, "pattern": r"\S"}
+CommentText = Annotated[str, Field(json_schema_extra=VISIBLE_TEXT, description=(
+    "markdown with at least one visible character, at most the site's comment length (4000 by default)"))]
+ReportReason = Annotated[str, Field(json_schema_extra=VISIBLE_TEXT, description=(
+    "why, in a few words; at most the site's report length (1000 by default)"))]
+
+
 class NewComment(BaseModel):
-    body: Any = ""
+    body: CommentText
     lang: str | None = None  # omitted: ?lang=, then the reader's preference (app.comments.web.ui_lang)
     parent_id: BodyRowId | None = None
 
 
 class EditComment(BaseModel):
-    body: Any = ""
+    body: CommentText
     lang: str | None = None
 
 
 class ReportComment(BaseModel):
-    reason: Any = ""
+    reason: ReportReason
     lang: str | None = None
 
 

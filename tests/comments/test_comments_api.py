@@ -157,9 +157,10 @@ def test_empty_whitespace_and_too_long_are_refused_in_both_languages(app, kim):
         response = kim.post_comment(body, lang="en")
         assert response.status_code == 400 and response.json()["error"] == "empty", repr(body)
         assert response.json()["message"].startswith("Write something first")
-    for odd in (5, None, ["a"], {"x": 1}):
-        response = kim.send("POST", f"/api/lessons/{LESSON}/comments", {"body": odd, "lang": "en"})
-        assert response.status_code == 400 and response.json()["error"] == "empty", odd
+    for odd in ({"body": 5}, {"body": None}, {"body": ["a"]}, {"body": {"x": 1}}, {}):  # not text, or none
+        response = kim.send("POST", f"/api/lessons/{LESSON}/comments", {**odd, "lang": "en"})
+        assert response.status_code == 422 and response.json()["error"] == "invalid_request", odd
+        assert response.json()["params"] == {"fields": ["body"]}, odd
     ko = kim.post_comment("  ", lang="ko").json()["message"]
     assert ko == "내용을 입력해 주세요. 빈 댓글이나 공백만 있는 댓글은 올릴 수 없어요."
     app.state.comments.max_length = 50
