@@ -19,18 +19,7 @@ from kernels.engine import load_exercise
 
 from .gpuhelp import needs_gpu
 from .test_gpu_budget import FakeGpu
-
-
-class FakeCompiled:
-    cubin = b"\0" * 16
-    kernel_name = "gemm"
-    arch = "sm_90"
-
-
-def _plan(ex):
-    from kernels.engine.launch import validate_launch
-
-    return validate_launch(ex.launch_defaults.as_request(), ex)
+from .test_gpu_cpu_side import FakeCompiled, _plan
 
 
 def test_every_job_carries_the_hold_kernel_compiled_by_the_parent():
