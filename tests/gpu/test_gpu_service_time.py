@@ -84,3 +84,22 @@ def test_the_hold_keeps_the_gpu_busy_for_its_time(made):
     stop.record()
     stop.synchronize()
     assert cupy.cuda.get_elapsed_time(start, stop) >= 0.29  # the global timer moved 300 us at least
+
+
+def test_a_size_timed_in_few_rounds_still_rechecks_a_random_one():
+    """Besides the last round: one of the first ten always, others at random, three at most, never
+    a warm-up round; which one depends on the job's secret seed."""
+    import numpy as np
+
+    from kernels.engine.gpu.timed_runs import Rechecks
+
+    always = set()
+    for seed in range(200):
+        plan = Rechecks(np.random.default_rng([seed, 2, 0]))
+        assert not plan.wants(-1) and not plan.wants(-2)
+        chosen = [r for r in range(10) if plan.wants(r)]
+        assert 1 <= len(chosen) <= 3
+        assert plan.always in chosen or len(chosen) == 3  # the cap can come first
+        assert not any(plan.wants(r) for r in range(10, 300)) or len(chosen) < 3
+        always.add(plan.always)
+    assert always == set(range(10))  # every one of the first ten rounds can be the one

@@ -46,6 +46,9 @@ LARGEST_SHARE = 2 / 3  # of the timing budget, for the largest size (tiers are d
 POOL_VARIANTS = 3  # input sets per size the learner's live buffers are refreshed from
 MAX_EXTRA_CHECKS = 3  # timed rounds re-checked at random, besides the last one
 CHECK_CHANCE = 0.2  # probability that a timed round is one of them
+# One round drawn among the first this many (timing.measure's least number of rounds) is always
+# one of them: a size whose medians are stable after few rounds still re-checks a random round.
+ALWAYS_WINDOW = 10
 # The sizes below the largest are shown for context (tiers and the figures that must be stable are
 # the largest size's), so they stop at this many times the target relative standard error: 2 % for
 # the default 0.5 %, under the 3 % that flags a size as noisy (scoring.NOISY_RSE).
@@ -77,6 +80,25 @@ class TimingRun:
     prepared: list[Future[Any]] | None = None
     hold: Launch | None = None  # queued before a cuBLAS baseline's timing window (hold.py); None: no wait
     checks: Executor | None = None  # one thread for the host re-checks of timed rounds; None: after the rounds
+
+
+class Rechecks:
+    """Which timed rounds are re-checked besides the last (drawn from the job's secret stream, so a
+    kernel cannot know which): one round among the first ALWAYS_WINDOW always, any other with
+    CHECK_CHANCE, at most MAX_EXTRA_CHECKS in all; never a warm-up round (index < 0)."""
+
+    def __init__(self, secret: Any):  # a numpy Generator
+        self.secret = secret
+        self.always = int(secret.integers(ALWAYS_WINDOW))
+        self.count = 0
+
+    def wants(self, round_index: int) -> bool:
+        if round_index < 0 or self.count >= MAX_EXTRA_CHECKS:
+            return False
+        if round_index == self.always or self.secret.random() < CHECK_CHANCE:
+            self.count += 1
+            return True
+        return False
 
 
 def size_target_rse(target_rse: float, sizes: int, index: int) -> float:
@@ -163,7 +185,7 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
     previous_first = -1
     # the re-checked rounds' verdicts, in round order (each: None, or the first mismatch)
     pending: list[Callable[[], Any]] = []
-    extra_checks = 0
+    rechecks = Rechecks(secret)
     check_rng = np.random.default_rng([seed, 4, size_index])  # used in round order (one thread)
 
     def check_round(round_combo: list[int], got: Any) -> Any:
@@ -193,10 +215,8 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
         poison(learner_output)
 
     def after_round(round_index: int) -> None:
-        nonlocal extra_checks
         send({"ev": "unwatch"})
-        if round_index >= 0 and extra_checks < MAX_EXTRA_CHECKS and secret.random() < CHECK_CHANCE:
-            extra_checks += 1
+        if rechecks.wants(round_index):
             to_check(list(combo), learner_output.get())
 
     sizes_count = len(exercise["timing_sizes"])
