@@ -103,3 +103,16 @@ def test_a_size_timed_in_few_rounds_still_rechecks_a_random_one():
         assert not any(plan.wants(r) for r in range(10, 300)) or len(chosen) < 3
         always.add(plan.always)
     assert always == set(range(10))  # every one of the first ten rounds can be the one
+
+
+def test_the_worker_runs_blas_on_one_thread():
+    """The host re-checks run beside the timing thread: BLAS's own threads would fight it."""
+    from kernels.engine.gpu import sandbox
+
+    for sandboxed in (True, False):
+        env = sandbox.worker_env(sandboxed=sandboxed)
+        assert env["OPENBLAS_NUM_THREADS"] == "1" and env["OMP_NUM_THREADS"] == "1"
+        assert env["MKL_NUM_THREADS"] == "1"
+    args = sandbox.bwrap_args()  # the sandboxed worker gets them through bubblewrap
+    at = args.index("OPENBLAS_NUM_THREADS")
+    assert args[at - 1] == "--setenv" and args[at + 1] == "1"
