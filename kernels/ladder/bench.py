@@ -8,9 +8,10 @@ size against a float64 reference (kernels/ladder/check.py), then times it interl
 matching cuBLAS call: SGEMM (cupy.matmul on float32, TF32 off) for f32 rungs, HGEMM (cupy.matmul
 on float16) for f16 rungs. Results follow contract D (kind "ladder").
 
-cuBLAS's timing window opens after a GPU-side wait (``HostHold``): a plain cupy.matmul between the
-timing events can also time its host dispatch, which the L2 flush before the start event hides for
-a rung's launch but not always for cuBLAS's longer one (the H100 ladder run of 2026-11-25 timed
+cuBLAS's timing window opens after a GPU-side wait (the engine's ``GpuHold``, kernels/engine/gpu/
+hold.py, which the grader's cuBLAS baselines use too): a plain cupy.matmul between the timing
+events can also time its host dispatch, which the L2 flush before the start event hides for a rung's
+launch but not always for cuBLAS's longer one (the H100 ladder run of 2026-11-25 timed
 HGEMM at 1024^3 at 64 us; after the wait it takes 8 us). While the GPU waits, the host finishes
 queueing the start event and cuBLAS's kernels, so the window holds GPU time only. A CUDA graph
 would do the same, but CuPy refuses cuBLAS calls during stream capture; timing many calls back to
@@ -27,6 +28,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kernels.engine.gpu.hold import hold_compiled_here
+
 from . import rungs as rung_mod
 from .clocks import ClockWatch
 
@@ -42,34 +45,6 @@ def _timing():
     """The engine's timing (contract C): the ladder is timed exactly like graded kernels."""
     from kernels.engine.gpu.timing import measure
     return measure, "kernels.engine.gpu.timing"
-
-
-HOLD_SOURCE = r"""
-extern "C" __global__ void hold(unsigned long long ns)
-{
-    unsigned long long t0, t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-        __nanosleep(1000);
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    } while (t - t0 < ns);
-}
-"""
-HOLD_US = 200  # over three times the longest cuBLAS dispatch seen inside a timing window (~56 us)
-
-
-class HostHold:
-    """One thread that waits ``us`` microseconds on the GPU, queued before a timing window: the
-    host's dispatch of the timed call overlaps the wait instead of the window."""
-
-    def __init__(self, us: int = HOLD_US):
-        import cupy as cp
-
-        self.kernel = cp.RawKernel(HOLD_SOURCE, "hold")
-        self.ns = cp.uint64(us * 1000)
-
-    def __call__(self) -> None:
-        self.kernel((1,), (1,), (self.ns,))
 
 
 def _median_ms(stats) -> float:
@@ -117,7 +92,7 @@ def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path =
         entry = {"n": n, "ok": res.ok, "summary": res.summary(), "worst_ratio": res.worst_ratio}
         if res.ok:
             Cb = cp.empty((M, N), dtype=A.dtype)      # cuBLAS writes C in the input type
-            hold = HostHold()
+            hold = hold_compiled_here()
             with ClockWatch(cp.cuda.Device().id) as watch:   # SM clock and power during the timing
                 # the lambdas run inside measure(), before this iteration's arrays are deleted;
                 # binding them as defaults says so

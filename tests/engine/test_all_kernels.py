@@ -7,6 +7,8 @@ belongs to an exercise). The lists are globbed, so the test grows as files land.
 - kernels/<exercise>/hostile/*.cu: ``// expect: VERDICT`` and ``// launch: {...}`` headers; here
   (no GPU) grade() must give that verdict, or UNAVAILABLE where only a GPU can tell.
 - kernels/ladder/**/*.cu: policy + compile for the ``// arch:`` the file names (default sm_90).
+- kernels/engine/**/*.cu, the engine's own kernels (the GPU-side wait before a cuBLAS timing
+  window): policy + compile.
 """
 
 from __future__ import annotations
@@ -44,11 +46,12 @@ def _exercise_files() -> list[tuple[str, Path]]:
 EXERCISE_FILES = _exercise_files()
 HOSTILE_FILES = [(ex, f) for ex in list_exercises() for f in sorted((KERNELS_ROOT / ex / "hostile").glob("*.cu"))]
 LADDER_FILES = sorted((KERNELS_ROOT / "ladder").rglob("*.cu"))
+ENGINE_FILES = sorted((KERNELS_ROOT / "engine").rglob("*.cu"))
 ALL_FILES = sorted(KERNELS_ROOT.rglob("*.cu"))
 
 
 def test_every_cu_file_is_covered_by_one_of_the_lists():
-    covered = {f for _, f in EXERCISE_FILES} | {f for _, f in HOSTILE_FILES} | set(LADDER_FILES)
+    covered = {f for _, f in EXERCISE_FILES} | {f for _, f in HOSTILE_FILES} | set(LADDER_FILES) | set(ENGINE_FILES)
     assert [_rel(f) for f in ALL_FILES if f not in covered] == []
 
 
@@ -90,6 +93,12 @@ def test_ladder_file_compiles(compiler, path):
     text = check_source(path.read_bytes())
     k = c.compile(text)
     assert k.cubin[:4] == b"\x7fELF" and k.kernel_name
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES, ids=[_rel(f) for f in ENGINE_FILES])
+def test_engine_kernel_compiles(compiler, path):
+    k = compiler.compile(check_source(path.read_bytes()))
+    assert k.cubin[:4] == b"\x7fELF" and k.kernel_name == "hold"
 
 
 def test_there_is_something_to_compile():

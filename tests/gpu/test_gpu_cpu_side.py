@@ -170,3 +170,13 @@ def test_gpu_package_imports_only_numpy_cupy_and_stdlib(path):
             continue
         for n in names:
             assert n.split(".")[0] in ALLOWED_TOP, f"{path.name} imports {n}"
+
+
+def test_the_runner_reports_where_the_last_job_went(fake_runner):
+    runner, _ = fake_runner
+    res = _run(runner)
+    assert res.verdict is Verdict.PASSED
+    profile = runner.last_profile
+    assert {"wait_lock_ms", "wait_spare_ms", "job_ms", "reap_ms"} <= set(profile)
+    assert all(profile[k] >= 0 for k in ("wait_lock_ms", "wait_spare_ms", "job_ms", "reap_ms"))
+    assert profile["cold_start"] is True  # no spare kept in this fixture

@@ -13,6 +13,7 @@ from __future__ import annotations
 import resource
 import signal
 import sys
+import time
 
 from ..result import GpuInfo
 
@@ -31,19 +32,26 @@ def set_process_limits() -> None:
             pass
 
 
-def start_device(printf_bytes: int, heap_bytes: int) -> tuple[GpuInfo, dict[str, str]]:
-    """Create the context with small printf/malloc limits (before any launch), warm cuBLAS."""
+def start_device(printf_bytes: int, heap_bytes: int,
+                 startup_ms: dict[str, float] | None = None) -> tuple[GpuInfo, dict[str, str]]:
+    """Create the context with small printf/malloc limits (before any launch), warm cuBLAS.
+    ``startup_ms`` (if given) receives how long the context and cuBLAS took."""
     import cupy
 
+    t0 = time.perf_counter()
     runtime = cupy.cuda.runtime
     cupy.cuda.Device(0).use()
     # Limits must be set before the first launch of a kernel that uses printf / malloc.
     runtime.deviceSetLimit(runtime.cudaLimitPrintfFifoSize, int(printf_bytes))
     runtime.deviceSetLimit(runtime.cudaLimitMallocHeapSize, int(heap_bytes))
+    t_context = time.perf_counter()
     warm = cupy.empty((64, 64), dtype=cupy.float32)
     runtime.memset(warm.data.ptr, 0, warm.nbytes)
     cupy.matmul(warm, warm)  # creates the cuBLAS handle now, off the learner's clock
     cupy.cuda.Device().synchronize()
+    if startup_ms is not None:
+        startup_ms["context_ms"] = (t_context - t0) * 1e3
+        startup_ms["cublas_ms"] = (time.perf_counter() - t_context) * 1e3
     return gpu_info(), versions()
 
 

@@ -1,6 +1,6 @@
 """What goes to a GPU worker and what comes back: ``build_job`` turns an exercise, the learner's
 compiled kernel and its launch plan into the JSON job the worker runs (the spec as plain JSON, the
-reference cubins, a fresh secret seed, the limits); ``to_result`` turns the worker's final event
+reference cubins and the timing hold's, a fresh secret seed, the limits); ``to_result`` turns the worker's final event
 (result, timeout, crash, unusable worker) and its captured device output into a ``Result``.
 """
 
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import codes
 from ..result import Message, Result, Verdict
+from .hold import HOLD_US, hold_cubin
 from .trusted_compile import compile_trusted
 from .worker_process import Event, Job, Limits, Worker
 
@@ -69,6 +70,8 @@ def build_job(exercise: Exercise, compiled: CompiledKernel, plan: LaunchPlan | d
         "learner": {"cubin_b64": base64.b64encode(compiled.cubin).decode(),
                     "name": compiled.kernel_name, "launch": _plan_dict(plan)},
         "references": refs,
+        # the GPU-side wait queued before each cuBLAS baseline's timing window (hold.py)
+        "hold": {"cubin_b64": base64.b64encode(hold_cubin(arch)).decode(), "us": HOLD_US},
         "seed": seed if seed is not None else secrets.randbits(63),
         "limits": {"launch_s": limits.launch_s, "timing_s": limits.timing_s, "timing_rse": limits.timing_rse,
                    "job_s": limits.job_s, "too_slow_ratio": limits.too_slow_ratio},

@@ -52,6 +52,9 @@ class GpuRunner:
         self._spare: Worker | None = None
         self._spare_mutex = threading.Lock()
         self._warming: threading.Thread | None = None
+        # where the last job's time went, in ms (waits, the job, the worker's reaping; the worker's
+        # own start-up and stages): for benchmarks, never part of a Result
+        self.last_profile: dict[str, Any] = {}
 
     # The spare's process starts (imports, on CPU) while the current job runs (``_preload``); its
     # CUDA context is created once that job timed its last round (``_warm_spare_now``, the lock still
@@ -143,9 +146,11 @@ class GpuRunner:
 
     def run(self, job: Job, on_event: Callable[[Event], None]) -> tuple[Event, Worker]:
         """Run one job; returns (final event, worker). Holds the GPU lock throughout."""
+        marks = [time.perf_counter()]
         if self._warming is not None and self._warming.is_alive():
             self._warming.join(timeout=self.limits.start_s)
         with self.lock:
+            marks.append(time.perf_counter())
             w = self._take_spare()
             cold = w is None
             if w is None:
@@ -156,6 +161,7 @@ class GpuRunner:
                     w.kill()
                     return {"ev": "broken", "stage": "start", "error": str(exc)[:300],
                             "stderr": bytes(w.stderr[-1500:]).decode(errors="replace")}, w
+            marks.append(time.perf_counter())
             for attempt in range(2):
                 try:
                     w.send_job(job)
@@ -166,6 +172,7 @@ class GpuRunner:
                     final = {"ev": "crashed", "returncode": None, "phase": "start", "started": False,
                              "stderr": str(exc)}
                 finally:
+                    marks.append(time.perf_counter())
                     if w.alive():
                         w.kill()
                     else:
@@ -185,7 +192,12 @@ class GpuRunner:
                     final = {"ev": "broken", "stage": "start", "error": str(exc)[:300]}
                     break
             final["cold_start"] = cold
+            marks.append(time.perf_counter())
         self.warm_in_background()
+        self.last_profile = {
+            "wait_lock_ms": (marks[1] - marks[0]) * 1e3, "wait_spare_ms": (marks[2] - marks[1]) * 1e3,
+            "job_ms": (marks[-2] - marks[2]) * 1e3, "reap_ms": (marks[-1] - marks[-2]) * 1e3, "cold_start": cold,
+            "startup": dict((w.ready or {}).get("startup_ms") or {}), "worker": dict(final.get("profile_ms") or {})}
         return final, w
 
     def _watch(self, w: Worker, on_event: Callable[[Event], None]) -> Event:

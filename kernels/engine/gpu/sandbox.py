@@ -7,7 +7,8 @@ folder is bound read-only (the worker module and the exercises' reference.py). E
 an empty environment, a private /tmp, no network (--unshare-all), its own session, and it dies
 with its parent. /proc is mounted (CUDA reads it) but the environment is empty (except
 ``CUDA_VISIBLE_DEVICES`` when this process has one: a worker bound to one GPU), so
-/proc/self/environ holds nothing secret.
+/proc/self/environ holds nothing secret. The BLAS libraries numpy may use are held to one
+thread (``BLAS_ONE_THREAD``).
 
 ``MKC_UNSAFE_UNSANDBOXED_GPU=1`` runs the worker without bubblewrap (local development
 only; loud on purpose, CI asserts it is off).
@@ -33,6 +34,11 @@ SYSTEM_DIRS = ("/usr", "/opt", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/et
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf")
 DRIVER_LIB_DIRS = ("/usr/local/nvidia/lib64", "/usr/local/nvidia/lib")
 PACKAGES = ("numpy", "cupy", "cupy_backends", "cupyx", "fastrlock", "cuda", "nvidia", "yaml")
+# The worker's host checks multiply a few sampled rows by a whole matrix in float64 while another
+# thread times rounds and a third draws inputs: BLAS's own thread pool then fights those threads
+# (a 9 x 2048 by 2048 x 2048 product: 8-12 ms on one thread, 130-220 ms with OpenBLAS's threads,
+# measured on a busy 2-core machine), so every BLAS numpy may load gets one thread.
+BLAS_ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 __all__ = ["UNSAFE_ENV", "SandboxUnavailable", "bwrap_args", "bwrap_binary", "visible_devices", "worker_command",
@@ -77,7 +83,7 @@ def worker_env(*, sandboxed: bool) -> dict[str, str]:
     """Environment of the worker (only used unsandboxed; bwrap gets --clearenv + --setenv)."""
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": sandbox_pythonpath(),
            "PYTHONDONTWRITEBYTECODE": "1", "CUPY_CACHE_DIR": "/tmp/kernels-cupy-cache",
-           "LD_LIBRARY_PATH": library_path()}
+           "LD_LIBRARY_PATH": library_path(), **BLAS_ONE_THREAD}
     device = visible_devices()
     if device:  # a grading worker bound to one GPU (python -m app worker --gpu N): its jobs run there
         env["CUDA_VISIBLE_DEVICES"] = device

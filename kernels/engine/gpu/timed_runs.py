@@ -6,13 +6,20 @@ replays an earlier answer, is a wrong answer.
 References and the baseline run on inputs the learner never sees, so no answer to the learner's
 inputs is ever in GPU memory while the learner's kernel runs.
 
+A cuBLAS baseline's timing window opens after a GPU-side wait (hold.py): its host dispatch, longer
+than the L2 flush at small sizes, is then not timed. Re-checks of timed rounds run on the host in
+another thread while timing goes on (``TimingRun.checks``); their verdicts are read, in round
+order, when the size's rounds are done.
+
 Imports numpy and cupy (lazily) and the standard library.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from concurrent.futures import Executor, Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -39,6 +46,14 @@ LARGEST_SHARE = 2 / 3  # of the timing budget, for the largest size (tiers are d
 POOL_VARIANTS = 3  # input sets per size the learner's live buffers are refreshed from
 MAX_EXTRA_CHECKS = 3  # timed rounds re-checked at random, besides the last one
 CHECK_CHANCE = 0.2  # probability that a timed round is one of them
+# One round drawn among the first this many (timing.measure's least number of rounds) is always
+# one of them: a size whose medians are stable after few rounds still re-checks a random round.
+ALWAYS_WINDOW = 10
+# The sizes below the largest are shown for context (tiers and the figures that must be stable are
+# the largest size's), so they stop at this many times the target relative standard error: 2 % for
+# the default 0.5 %, under the 3 % that flags a size as noisy (scoring.NOISY_RSE).
+CONTEXT_RSE_FACTOR = 4
+HELD_BASELINES = ("cublas_sgemm", "cublas_hgemm")  # timed after the GPU-side wait (hold.py)
 
 
 @dataclass
@@ -63,6 +78,33 @@ class TimingRun:
     last_ratio: float | None = None
     # per timing size, its host inputs being made in another thread (prepare_inputs); None: in line
     prepared: list[Future[Any]] | None = None
+    hold: Launch | None = None  # queued before a cuBLAS baseline's timing window (hold.py); None: no wait
+    checks: Executor | None = None  # one thread for the host re-checks of timed rounds; None: after the rounds
+
+
+class Rechecks:
+    """Which timed rounds are re-checked besides the last (drawn from the job's secret stream, so a
+    kernel cannot know which): one round among the first ALWAYS_WINDOW always, any other with
+    CHECK_CHANCE, at most MAX_EXTRA_CHECKS in all; never a warm-up round (index < 0)."""
+
+    def __init__(self, secret: Any):  # a numpy Generator
+        self.secret = secret
+        self.always = int(secret.integers(ALWAYS_WINDOW))
+        self.count = 0
+
+    def wants(self, round_index: int) -> bool:
+        if round_index < 0 or self.count >= MAX_EXTRA_CHECKS:
+            return False
+        if round_index == self.always or self.secret.random() < CHECK_CHANCE:
+            self.count += 1
+            return True
+        return False
+
+
+def size_target_rse(target_rse: float, sizes: int, index: int) -> float:
+    """The stopping rule's target at size ``index``: ``target_rse`` at the largest size (the last),
+    CONTEXT_RSE_FACTOR times it at the smaller ones."""
+    return target_rse if index >= sizes - 1 else target_rse * CONTEXT_RSE_FACTOR
 
 
 def size_budget(total_s: float, sizes: int, index: int) -> float:
@@ -102,12 +144,16 @@ class SizeTimings:
     stats: dict[str, timing.TimingStats]  # per kernel: "learner", "naive", "tiled", "baseline"
     checked_rounds: int
     work: float  # the work amount at this size (flops or bytes, per the spec's metric)
+    # where this size's time went, in milliseconds (setup, rounds, waiting for the checks), and its
+    # number of timed rounds: reported to the parent beside the Result, never part of it
+    profile: dict[str, float] = field(default_factory=dict)
 
 
 def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> SizeTimings:
     import cupy
     import numpy as np
 
+    t_start = time.perf_counter()
     exercise, reference = run.exercise, run.reference
     seed = int(run.job["seed"])
     tolerance = exercise.get("tolerance") or {}
@@ -137,7 +183,21 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
     input_names = [p["name"] for p in input_params]
     combo: list[int] = []  # the pool variant of each input in the current round
     previous_first = -1
-    to_check: list[tuple[list[int], Any]] = []  # (combo, learner output) of re-checked rounds
+    # the re-checked rounds' verdicts, in round order (each: None, or the first mismatch)
+    pending: list[Callable[[], Any]] = []
+    rechecks = Rechecks(secret)
+    check_rng = np.random.default_rng([seed, 4, size_index])  # used in round order (one thread)
+
+    def check_round(round_combo: list[int], got: Any) -> Any:
+        host = {n: pool_host[v][n] for n, v in zip(input_names, round_combo, strict=False)}
+        return reference.check(got, host, sizes, tolerance=tolerance, sample=check_rng)
+
+    def to_check(round_combo: list[int], got: Any) -> None:
+        if run.checks is not None:
+            pending.append(run.checks.submit(check_round, round_combo, got).result)
+        else:
+            pending.append(lambda: check_round(round_combo, got))
+
     stream = cupy.cuda.get_current_stream()
     round_limit = len(launches) * run.launch_limit_s + 2.0  # every kernel of a round within its limit
 
@@ -156,18 +216,24 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
 
     def after_round(round_index: int) -> None:
         send({"ev": "unwatch"})
-        if round_index >= 0 and len(to_check) < MAX_EXTRA_CHECKS and secret.random() < CHECK_CHANCE:
-            to_check.append((list(combo), learner_output.get()))
+        if rechecks.wants(round_index):
+            to_check(list(combo), learner_output.get())
 
+    sizes_count = len(exercise["timing_sizes"])
+    before_window = ({"baseline": run.hold} if run.hold is not None and exercise["baseline"] in HELD_BASELINES
+                     else None)
+    t_loop = time.perf_counter()
     guard = SlowGuard(limit=run.too_slow_ratio, deadline=run.deadline, prior_ratio=run.last_ratio,
                       expected_ms_per_work=run.ms_per_work, work=float(run.job["work_amounts"][size_index]))
     try:
-        budget = size_budget(run.budget_s, len(exercise["timing_sizes"]), size_index)
+        budget = size_budget(run.budget_s, sizes_count, size_index)
         stats = timing.measure(launches, max_seconds=budget, before_round=before_round,
-                               after_round=after_round, flusher=run.flusher, target_rse=run.target_rse,
-                               seed=int(secret.integers(1 << 31)), guard=guard)
-        to_check.append((list(combo), learner_output.get()))  # the last round, always
-        if size_index == len(exercise["timing_sizes"]) - 1:
+                               after_round=after_round, flusher=run.flusher,
+                               target_rse=size_target_rse(run.target_rse, sizes_count, size_index),
+                               seed=int(secret.integers(1 << 31)), guard=guard, before_window=before_window)
+        t_rounds = time.perf_counter()
+        to_check(list(combo), learner_output.get())  # the last round, always
+        if size_index == sizes_count - 1:
             send({"ev": "timed"})  # nothing is timed after this: the next job's worker may warm up now
         changed = inputs_changed(live, {n: pool_host[v][n] for n, v in zip(input_names, combo, strict=False)})
     except TooSlow as slow:
@@ -182,10 +248,8 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
 
     if changed:
         raise JobFailed(_failed(run.result, Verdict.WRONG_ANSWER, input_modified(sizes, changed)))
-    check_rng = np.random.default_rng([seed, 4, size_index])
-    for round_combo, got in to_check:
-        host = {n: pool_host[v][n] for n, v in zip(input_names, round_combo, strict=False)}
-        found = reference.check(got, host, sizes, tolerance=tolerance, sample=check_rng)
+    for verdict in pending:
+        found = verdict()
         if found is not None:
             mismatch = Mismatch(index=[int(v) for v in found["index"]], got=safe_number(found["got"]),
                                 expected=safe_number(found["expected"]))
@@ -193,8 +257,11 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
                                                              "got": mismatch.got, "expected": mismatch.expected})
             run.result.correctness.append(CorrectnessCase(size=sizes, ok=False, mismatch=mismatch, message=message))
             raise JobFailed(_failed(run.result, Verdict.WRONG_ANSWER, message))
-    return SizeTimings(sizes=sizes, stats=stats, checked_rounds=len(to_check),
-                       work=float(run.job["work_amounts"][size_index]))
+    t_end = time.perf_counter()
+    profile = {"setup_ms": (t_loop - t_start) * 1e3, "rounds_ms": (t_rounds - t_loop) * 1e3,
+               "checks_ms": (t_end - t_rounds) * 1e3, "rounds": float(stats["learner"].n)}
+    return SizeTimings(sizes=sizes, stats=stats, checked_rounds=len(pending),
+                       work=float(run.job["work_amounts"][size_index]), profile=profile)
 
 
 def _failed(result: Result, verdict: Verdict, message: Message) -> Result:

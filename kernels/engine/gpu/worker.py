@@ -28,6 +28,7 @@ Imports numpy, cupy and the standard library only.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import sys
@@ -58,8 +59,10 @@ from .launching import (
 from .protocol import open_stream, send
 
 
-def run_job(job: dict[str, Any], flusher: Any) -> Result:
+def run_job(job: dict[str, Any], flusher: Any, profile: dict[str, float] | None = None) -> Result:
+    """Check, then time, one job. ``profile`` (if given) receives where the time went, in ms."""
     started = time.perf_counter()  # the parent's job limit runs from about now (budget.py)
+    profile = {} if profile is None else profile
     exercise = job["exercise"]
     reference = load_reference(exercise["folder"], exercise["id"])
     limits = job["limits"]
@@ -72,29 +75,42 @@ def run_job(job: dict[str, Any], flusher: Any) -> Result:
         from .timed_runs import prepare_inputs
 
         prepared = prepare_inputs(ThreadPoolExecutor(max_workers=1), reference, job)
+    profile["setup_ms"] = (time.perf_counter() - started) * 1e3
     ms_per_work = check_correctness(job, reference, learner, result, launch_s)
     result.message = Message(codes.PASSED, {"sizes": len(exercise["correctness_sizes"])})
+    profile["checking_ms"] = (time.perf_counter() - started) * 1e3 - profile["setup_ms"]
     if not timing_wanted:
         return result
 
+    from .hold import hold_from_cubin
     from .scoring import summarize
     from .timed_runs import TimingRun, time_one_size
 
     send({"ev": "phase", "name": "timing"})
+    t_timing = time.perf_counter()
+    hold_spec = job.get("hold")
     too_slow_ratio = float(limits.get("too_slow_ratio", 20.0))
     run = TimingRun(job=job, exercise=exercise, reference=reference, learner=learner,
                     references={name: Kernel(spec, exercise) for name, spec in job["references"].items()},
                     flusher=flusher, budget_s=float(limits.get("timing_s", 1.2)), prepared=prepared,
                     launch_limit_s=launch_s, target_rse=float(limits.get("timing_rse", 0.005)), result=result,
                     too_slow_ratio=too_slow_ratio, ms_per_work=ms_per_work,
-                    deadline=timing_deadline(started, float(limits.get("job_s", 120.0))))
+                    deadline=timing_deadline(started, float(limits.get("job_s", 120.0))),
+                    hold=(hold_from_cubin(base64.b64decode(hold_spec["cubin_b64"]), int(hold_spec["us"]))
+                          if hold_spec else None),
+                    checks=ThreadPoolExecutor(max_workers=1))
     try:
         per_size = [time_one_size(run, sizes, index) for index, sizes in enumerate(exercise["timing_sizes"])]
     except TooSlow as slow:
         # correct (every correctness case stays in the Result), but not timed: no speedups, no tiers
         result.verdict, result.message = Verdict.TOO_SLOW, too_slow_message(slow, too_slow_ratio)
         return result
+    t_summary = time.perf_counter()
     summarize(exercise, per_size, result)
+    for index, entry in enumerate(per_size):
+        profile.update({f"size{index}_{key}": value for key, value in entry.profile.items()})
+    profile["summary_ms"] = (time.perf_counter() - t_summary) * 1e3
+    profile["timing_ms"] = (time.perf_counter() - t_timing) * 1e3
     return result
 
 
@@ -172,30 +188,40 @@ def main(argv: list[str]) -> int:
     open_stream(int(argv[1]))
     options = json.loads(argv[2]) if len(argv) > 2 else {}
     set_process_limits()
+    t0 = time.perf_counter()
+    startup: dict[str, float] = {}  # where start-up time went (ms), sent with "ready" for benchmarks
     if options.get("deferred"):
         # Load now (CPU only: importing CuPy touches no GPU), create the CUDA context when told.
         import cupy  # noqa: F401
 
-        from . import scoring, timed_runs  # noqa: F401  (timing and numpy with them)
+        from . import hold, scoring, timed_runs  # noqa: F401  (timing and numpy with them)
 
+        preload_cublas()
+        startup["imports_ms"] = (time.perf_counter() - t0) * 1e3
         send({"ev": "loaded"})
         if sys.stdin.readline().strip() != "warm":
             return 0  # the parent went away or shut the spare down
     try:
-        gpu, versions = start_device(options.get("printf_bytes", 64 << 10), options.get("heap_bytes", 1 << 20))
+        t_warm = time.perf_counter()
+        gpu, versions = start_device(options.get("printf_bytes", 64 << 10), options.get("heap_bytes", 1 << 20),
+                                     startup)
         from .timing import L2Flusher
 
+        t_flusher = time.perf_counter()
         flusher = L2Flusher()
+        startup["flusher_ms"] = (time.perf_counter() - t_flusher) * 1e3
+        startup["warm_ms"] = (time.perf_counter() - t_warm) * 1e3
     except Exception as exc:  # no usable GPU in here: say so, the parent answers UNAVAILABLE
         send({"ev": "broken", "stage": "start", "error": f"{type(exc).__name__}: {exc}"[:500]})
         return 3
-    send({"ev": "ready", "gpu": asdict(gpu), "versions": versions})
+    send({"ev": "ready", "gpu": asdict(gpu), "versions": versions, "startup_ms": startup})
     line = sys.stdin.readline()
     if not line.strip():
         return 0  # the parent went away or shut the spare down
     job = json.loads(line)
+    profile: dict[str, float] = {}
     try:
-        result = run_job(job, flusher)
+        result = run_job(job, flusher, profile)
     except JobFailed as failed:
         result = failed.result
     except CudaFault as fault:  # pragma: no cover - faults are normally wrapped in JobFailed
@@ -206,8 +232,17 @@ def main(argv: list[str]) -> int:
         result = Result(verdict=Verdict.RUNTIME_ERROR, exercise=job["exercise"]["id"],
                         message=Message(codes.RUNTIME_ERROR, {"cuda_error": cuda_error_name(exc)}))
     result.gpu, result.versions = gpu, versions
-    send({"ev": "result", "result": result.to_dict()})
+    send({"ev": "result", "result": result.to_dict(), "profile_ms": profile})
     return 0
+
+
+def preload_cublas() -> None:
+    """Load the cuBLAS libraries (a CPU-only dlopen of several hundred MB) while the worker is a
+    deferred spare, so that only the handle is left to create once it may touch the GPU."""
+    try:
+        from cupy.cuda import cublas  # noqa: F401
+    except Exception:  # not installed here: start_device loads it, or reports why not
+        pass
 
 
 if __name__ == "__main__":
