@@ -94,6 +94,23 @@
     window.addEventListener("resize", soon);
     window.addEventListener("load", soon);
     if (window.MutationObserver) new MutationObserver(soon).observe(document.body, { childList: true, subtree: true });
+    // A table can start to scroll without any of those events: a web font that arrives late widens its
+    // text, a panel opening changes a box's width. Fonts say when they are done; boxes are watched.
+    if (document.fonts && document.fonts.addEventListener) document.fonts.addEventListener("loadingdone", soon);
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(soon);
+    if (window.ResizeObserver) {
+      var sizes = new ResizeObserver(soon), watched = new WeakSet();
+      var watchNew = function () {
+        document.querySelectorAll(SCROLLERS).forEach(function (el) {
+          if (watched.has(el)) return;
+          watched.add(el);
+          sizes.observe(el);
+          if (el.firstElementChild) sizes.observe(el.firstElementChild);  // the table inside: its width is what scrolls
+        });
+      };
+      watchNew();
+      if (window.MutationObserver) new MutationObserver(watchNew).observe(document.body, { childList: true, subtree: true });
+    }
   }
 
   // --- Copy buttons on code blocks --------------------------------------------

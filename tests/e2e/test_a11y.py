@@ -124,6 +124,8 @@ def _settle(page, path: str, shown: int | None = None) -> None:
     if page.locator("[data-comments]").count():
         page.wait_for_selector("[data-comments][data-loaded], [data-comments-error]:not([hidden])")
     page.evaluate("document.fonts.ready")
+    # what the fonts and the last insertions change is marked in the next animation frame (site.js)
+    page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
 AXE_RUN = r"""async () => {
