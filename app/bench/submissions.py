@@ -104,7 +104,7 @@ def count_rows(db_url: str, tally: Tally) -> dict:
     engine = create_engine(db_url)
     with engine.connect() as conn:
         sub_ids = {row[0] for row in conn.execute(text("SELECT id FROM submission"))}
-        states = dict(conn.execute(text("SELECT state, COUNT(*) FROM submission GROUP BY state")).all())
+        states: dict[str, int] = dict(conn.execute(text("SELECT state, COUNT(*) FROM submission GROUP BY state")).all())
         done_pairs = {(u, s) for u, s in conn.execute(text(
             "SELECT u.username, e.subject FROM event e JOIN user u ON u.id = e.user_id "
             "WHERE e.kind = 'lesson_completed'"))}

@@ -31,7 +31,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from app.bench.submissions_gpu import KERNELS, Client, launch_of
 from app.bench.submissions_server import Server, add_users
@@ -106,7 +108,8 @@ def rows_of(db_url: str, ids, *, count_graded: bool = True) -> dict[int, dict]:
     out: dict[int, dict] = {}
     with make_session_factory(engine)() as db:
         graded: dict[str, int] = defaultdict(int)
-        events = db.scalars(select(Event.data).where(Event.kind == "exercise_attempted")) if count_graded else []
+        events: Iterable[Any] = (db.scalars(select(Event.data).where(Event.kind == "exercise_attempted"))
+                                 if count_graded else [])
         for data in events:
             payload = json.loads(data) if isinstance(data, str) else (data or {})
             graded[str(payload.get("submission"))] += 1

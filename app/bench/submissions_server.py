@@ -75,6 +75,8 @@ class Server:
 
     def kill9(self) -> None:
         """kill -9 the whole server (every worker): no shutdown code runs."""
+        if self.proc is None:
+            raise RuntimeError("kill9() before start(): no server to kill")
         os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
 

@@ -55,10 +55,17 @@ def _to_ms(value: str) -> float:
     return number * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4}[unit]
 
 
+def _wrk_field(pattern: str, output: str) -> str:
+    match = re.search(pattern, output, re.MULTILINE)
+    if match is None:
+        raise ValueError(f"wrk printed no line matching {pattern!r} (use wrk's --latency):\n{output[-2000:]}")
+    return match.group(1)
+
+
 def parse_wrk(output: str) -> tuple[float, float, float, str]:
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
-    p50 = _to_ms(re.search(r"^\s+50%\s+(\S+)", output, re.MULTILINE).group(1))
-    p99 = _to_ms(re.search(r"^\s+99%\s+(\S+)", output, re.MULTILINE).group(1))
+    rps = float(_wrk_field(r"Requests/sec:\s+([\d.]+)", output))
+    p50 = _to_ms(_wrk_field(r"^\s+50%\s+(\S+)", output))
+    p99 = _to_ms(_wrk_field(r"^\s+99%\s+(\S+)", output))
     errors = " ".join(line.strip() for line in output.splitlines() if "Socket errors" in line or "Non-2xx" in line)
     return rps, p50, p99, errors
 
@@ -68,7 +75,7 @@ def _start(cmd: list[str], cwd: Path, env: dict, url: str) -> subprocess.Popen:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited: {' '.join(cmd)}\n{proc.stderr.read().decode(errors='replace')}")
+            raise RuntimeError(f"server exited: {' '.join(cmd)}\n{proc.stderr.read().decode(errors='replace') if proc.stderr else ''}")
         try:
             with urllib.request.urlopen(url, timeout=2) as response:
                 if response.status == 200:

@@ -68,7 +68,7 @@ def parse_class(value: Any) -> int | None:
     return int(text) if text.isdigit() and len(text) < 19 else None
 
 
-def class_learners(class_id: int) -> Select[tuple[int]]:
+def class_learners(class_id: int) -> Select[int]:
     """The learner ids of a class, as a subquery (no rows for an unknown class)."""
     return select(ClassMember.user_id).where(ClassMember.class_id == class_id, ClassMember.role == "learner")
 

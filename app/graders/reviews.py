@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.core import vocabulary
 from app.core.clock import utcnow
+from app.core.db import rows_changed
 from app.graders.messages import ReviewError
 from app.progress import ledger
 from app.progress.exercise_xp import compensate, lock_learner, override_reference
@@ -91,6 +92,8 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
     if row.state != states.DONE:
         raise ReviewError("not_graded", status=409)
     learner = lock_learner(db, row.user_id)
+    if learner is None:  # the learner's account went while the submission row stayed
+        raise ReviewError("not_found", status=404)
     trail = reviews_for(db, [row.id])[row.id]
     before = effective_verdict(row, trail)
     if before == verdict:
@@ -129,12 +132,12 @@ def rerun(db: Session, grader: User, sub_id: int, reason: str) -> SubmissionRevi
     db.add(entry)
     now = utcnow()
     # compare-and-set: only if it is still finished (a dispatcher may not hold it)
-    changed = db.execute(update(Submission).where(Submission.id == row.id,
-                                                  Submission.state.in_((states.DONE, states.AWAITING_GPU)))
-                         .values(state=states.QUEUED, verdict=None, result=None, lease_owner=None,
-                                 lease_expires_at=None, lane=None, started_at=None, finished_at=None,
-                                 attempts=0, recorded=False, updated_at=now,
-                                 compile_ms=None)).rowcount  # compiled again before a GPU runs it
+    changed = rows_changed(db, update(Submission).where(Submission.id == row.id,
+                                                        Submission.state.in_((states.DONE, states.AWAITING_GPU)))
+                           .values(state=states.QUEUED, verdict=None, result=None, lease_owner=None,
+                                   lease_expires_at=None, lane=None, started_at=None, finished_at=None,
+                                   attempts=0, recorded=False, updated_at=now,
+                                   compile_ms=None))  # compiled again before a GPU runs it
     if changed != 1:
         raise ReviewError("already_queued", status=409)
     db.flush()

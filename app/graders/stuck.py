@@ -90,7 +90,9 @@ def report(db: Session, *, min_failures: int = DEFAULT_MIN_FAILURES, now: dt.dat
     out = []
     for ex in sorted(per):
         rep = ExerciseReport(ex)
-        verdicts, msg_codes, to_pass = Counter(), Counter(), []
+        verdicts: Counter[str | None] = Counter()
+        msg_codes: Counter[str | None] = Counter()
+        to_pass: list[dt.timedelta] = []
         for user_id, attempts in per[ex].items():
             passed_at = next((r.created_at for r, v in attempts if v == "PASSED"), None)
             if passed_at is not None:

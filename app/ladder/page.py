@@ -30,7 +30,8 @@ def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict
     _ = gettext_for(lang)
     r = rung.rung
     lines = len(r.source.splitlines())
-    measured = results is not None and rung.stem in results.by_kernel
+    # the rung's numbers, or None where the newest ladder run did not time this rung
+    measured = results if results is not None and rung.stem in results.by_kernel else None
     return {
         "number": f"{rung.number:02d}", "stem": rung.stem, "anchor": rung.anchor, "file": r.path.name,
         "title": rung.title[lang], "teaches": rung.teaches[lang], **_header_summary(rung, lang),
@@ -40,9 +41,9 @@ def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict
         # the source (~600 KB for all rungs) loads when its <details> opens: rung_source_html
         "source_url": f"/{lang}/ladder/source/{rung.stem}",
         "notes_html": _notes_html(rung.notes_ko if lang == "ko" and rung.notes_ko else rung.notes_markdown, lang),
-        "measured": measured,
-        "table_html": Markup(present.rung_table(rung, results, lang)) if measured else "",
-        "resources": present.resources(rung, results) if measured else {},
+        "measured": measured is not None,
+        "table_html": Markup(present.rung_table(rung, measured, lang)) if measured is not None else "",
+        "resources": present.resources(rung, measured) if measured is not None else {},
     }
 
 
@@ -56,12 +57,13 @@ def rung_source_html(rung: RungText, lang: str) -> str:
 def page_context_for(lang: str, content: LadderContent, documents: list[dict], site_name: str) -> dict:
     results = newest_ladder(documents)
     context = page_context(lang, "/ladder", site_name)
-    has_numbers = results is not None and any(r.stem in results.by_kernel for r in content.rungs)
+    # the newest run, or None where it timed none of these rungs (the page then says "not measured")
+    shown = results if results is not None and any(r.stem in results.by_kernel for r in content.rungs) else None
     context.update(
         rungs=[_rung_view(r, results, lang) for r in content.rungs],
-        results=results if has_numbers else None,
-        caption=present.caption(results, lang) if has_numbers else "",
-        chart_html=Markup(present.overview_chart(content.rungs, results, lang, "ladder-overview")) if has_numbers else "",
+        results=shown,
+        caption=present.caption(shown, lang) if shown is not None else "",
+        chart_html=Markup(present.overview_chart(content.rungs, shown, lang, "ladder-overview")) if shown is not None else "",
         not_measured_html=Markup(present.not_measured(lang)),
         targets_html=_notes_html(content.targets_ko if lang == "ko" and content.targets_ko else content.targets_markdown, lang),
     )

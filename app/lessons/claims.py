@@ -93,7 +93,7 @@ def _clean(raw: str) -> str:
 def speed_claims(body: str, body_line: int, lang: str) -> list[Claim]:
     anchor = SOURCES_ANCHOR[lang]
     problems = []
-    previous = None
+    previous: tuple[str, int, str] | None = None  # the block before this one: (kind, line, text)
     for kind, line, raw in _blocks(body, body_line):
         if kind == "heading" and raw.lstrip("# ").strip() == SOURCES_HEADING[lang]:
             break  # the sources section is what the markers point at: its numbers name their source

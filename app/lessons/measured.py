@@ -169,8 +169,9 @@ def _chart(measurement: Measurement, t: dict[str, str], lang: str = "en") -> str
     for size, entries in by_size.items():
         rows.append(charts.Row(label=size, heading=True))
         for e in entries:
+            rate = e.get("work_rate")
             try:
-                value = float(e.get("work_rate"))
+                value = float(rate) if rate is not None else None
             except (TypeError, ValueError):
                 value = None
             units.add(str(e.get("unit", "")))

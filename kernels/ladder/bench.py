@@ -25,7 +25,9 @@ import json
 import re
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from . import rungs as rung_mod
 from .clocks import ClockWatch
@@ -119,10 +121,10 @@ def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path =
             Cb = cp.empty((M, N), dtype=A.dtype)      # cuBLAS writes C in the input type
             hold = HostHold()
             with ClockWatch(cp.cuda.Device().id) as watch:   # SM clock and power during the timing
-                # the lambdas run inside measure(), before this iteration's arrays are deleted;
-                # binding them as defaults says so
-                stats = measure({stem: lambda A=A, B=B, C=C, M=M, N=N, K=K: loaded.launch(A, B, C, M, N, K),
-                                 "baseline": lambda A=A, B=B, Cb=Cb: cp.matmul(A, B, out=Cb)},
+                # the launches run inside measure(), before this iteration's arrays are deleted;
+                # partial binds this iteration's arrays now, so that is what they launch on
+                stats = measure({stem: partial(loaded.launch, A, B, C, M, N, K),
+                                 "baseline": partial(cp.matmul, A, B, out=Cb)},
                                 flush_l2=True, max_seconds=max_seconds, before_window={"baseline": hold})
             entry.update(median_ms=_median_ms(stats[stem]), spread_ms=_spread_ms(stats[stem]),
                          baseline_ms=_median_ms(stats["baseline"]),
@@ -253,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [r for r in rung_mod.discover(Path(args.dir))
               if not wanted or any(r.stem == w or r.stem.startswith(w.zfill(2) + "_") for w in wanted)]
     info = gpu_info()
-    children = []
+    children: list[dict[str, Any]] = []
     for r in chosen:
         cmd = [sys.executable, "-m", "kernels.ladder.bench", "--child", r.stem, "--sizes", args.sizes,
                "--max-seconds", str(args.max_seconds), "--dir", args.dir]

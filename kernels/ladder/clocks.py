@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 HELD_FRACTION = 0.92  # the lowest sample within 8% of the highest in the window, and of the device's max
 
@@ -19,8 +20,8 @@ class ClockWatch:
         self.samples: list[tuple[int, float]] = []  # (SM MHz, watts)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._nvml = None
-        self._handle = None
+        self._nvml: Any = None  # the pynvml module where NVML loads (it ships no type information)
+        self._handle: Any = None
         self.max_sm_mhz: int | None = None
         try:
             import pynvml

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, field
+from typing import Any
 
 import cupy as cp
 import numpy as np
@@ -17,8 +18,8 @@ STATIC_SMEM_LIMIT = 48 * 1024
 @dataclass
 class LoadedRung:
     rung: Rung
-    module: object
-    function: object
+    module: Any     # cupy.RawModule and its RawKernel (CuPy ships no type information)
+    function: Any
     registers: int
     static_smem: int
     local_bytes: int
