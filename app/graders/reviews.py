@@ -14,7 +14,7 @@ exercise is the pass XP if any of their submissions for it has the effective ver
 each speed tier met by such a submission whose engine Result says it was met (an overridden wrong
 answer earns the pass, never tiers it did not measure). One compensating ledger entry brings what
 the ledger pays for the exercise to that target, so the total always equals the sum of an
-append-only ledger (app.progress.exercise_xp; a new grading after an override re-balances the same
+append-only ledger (app.progress.xp; a new grading after an override re-balances the same
 way: app.submissions.reviews.rebalance_after_grading).
 
 Concurrency: an override first takes the learner's row lock (an UPDATE of the user row: a row
@@ -35,9 +35,9 @@ from app.core import vocabulary
 from app.core.clock import utcnow
 from app.core.db import rows_changed
 from app.graders.messages import ReviewError
-from app.progress import ledger
-from app.progress.exercise_xp import compensate, lock_learner, override_reference
+from app.progress import xp
 from app.progress.grading import record_verdict_override
+from app.progress.xp import compensate, lock_learner, override_reference
 from app.submissions import states
 from app.submissions.models import Submission, SubmissionReview
 from app.submissions.reviews import effective_verdict, exercise_submission_ids, reviews_for
@@ -101,7 +101,7 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
         if latest is not None:
             return latest, False
         raise ReviewError("same_verdict", status=409)
-    total_before = ledger.total_xp(db, learner)
+    total_before = xp.total_xp(db, learner)
     entry = SubmissionReview(submission_id=row.id, grader_id=grader.id, grader_name=grader.username,
                              kind="override", verdict_before=before, verdict_after=verdict, reason=reason,
                              xp_delta=0, created_at=utcnow())
@@ -111,7 +111,7 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
                                     after=verdict, at=entry.created_at, lesson_slugs=lesson_slugs)
     compensate(db, learner, row.exercise_id, exercise_submission_ids(db, learner.id, row.exercise_id),
                f"override {before}->{verdict}: {reason}", override_reference(row.id, entry.id))
-    entry.xp_delta = ledger.total_xp(db, learner) - total_before
+    entry.xp_delta = xp.total_xp(db, learner) - total_before
     verdict_changed(db, entry, learner.id)
     db.flush()
     return entry, True

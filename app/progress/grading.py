@@ -1,5 +1,6 @@
 """What a grading does to progress (called by the submission flow and the graders' overrides):
-the attempt, pass and speed-up events, the XP the spec says they are worth, and the achievements.
+the attempt, pass and speed-up events, the XP the spec says they are worth, and the achievements;
+and ``replay_history``, every XP and achievement rule run again over a learner's whole history.
 Callers commit the session.
 """
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.lessons.catalog import Lesson
 from app.progress import events as ev
 from app.progress.achievements import award_achievements, settle_achievements
 from app.progress.xp import settle_xp
@@ -82,3 +84,10 @@ def record_verdict_override(session: Session, user: User, exercise_id: str, subm
     paid = settle_xp(session, user, kernels_dir=kernels_dir)
     new, revoked = settle_achievements(session, user, lesson_slugs)
     return {"xp_paid": paid, "achievements": new, "revoked": revoked}
+
+
+def replay_history(session: Session, user: User, lessons: list[Lesson], kernels_dir=None) -> dict[str, Any]:
+    """Re-run every XP and achievement rule over the learner's history (e.g. after a new rule or
+    a content change that adds XP). Idempotent: what was paid or earned stays, nothing twice."""
+    paid = settle_xp(session, user, lesson_xp={lesson.slug: lesson.meta.xp for lesson in lessons}, kernels_dir=kernels_dir)
+    return {"xp_paid": paid, "achievements": award_achievements(session, user, frozenset(lesson.slug for lesson in lessons))}

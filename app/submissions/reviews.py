@@ -4,7 +4,7 @@ profile, the graders' pages and the notifications read verdicts through here; th
 that write the trail are app.graders.reviews.
 
 After a new grading, ``rebalance_after_grading`` lets XP follow the effective verdicts when a grader
-overrode one of the learner's submissions for the exercise before (app.progress.exercise_xp)."""
+overrode one of the learner's submissions for the exercise before (app.progress.xp)."""
 from __future__ import annotations
 
 from typing import Protocol
@@ -12,7 +12,7 @@ from typing import Protocol
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.progress.exercise_xp import compensate, lock_learner, override_reference
+from app.progress.xp import compensate, lock_learner, override_reference
 from app.submissions.models import Submission, SubmissionReview
 
 

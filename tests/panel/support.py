@@ -78,10 +78,10 @@ def total_xp(app, username: str) -> int:
     from sqlalchemy import select
 
     from app.accounts.models import User
-    from app.progress import ledger
+    from app.progress import xp
 
     with app.state.session_factory() as db:
-        return ledger.total_xp(db, db.scalar(select(User).where(User.username == username)))
+        return xp.total_xp(db, db.scalar(select(User).where(User.username == username)))
 
 
 def cookie_login(app, username: str) -> tuple[TestClient, str]:
