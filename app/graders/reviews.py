@@ -26,6 +26,7 @@ nothing: no second audit row, ledger entry, event or notification.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from sqlalchemy import update
 from sqlalchemy.orm import Session
@@ -34,7 +35,7 @@ from app.accounts.models import User
 from app.core import vocabulary
 from app.core.clock import utcnow
 from app.core.db import rows_changed
-from app.graders.messages import ReviewError
+from app.graders.messages import ReviewError as ReviewError  # re-exported: the routes raise it too
 from app.progress import xp
 from app.progress.grading import record_verdict_override
 from app.progress.xp import compensate, lock_learner, override_reference
@@ -144,11 +145,12 @@ def rerun(db: Session, grader: User, sub_id: int, reason: str) -> SubmissionRevi
     return entry
 
 
-def review_json(r: SubmissionReview) -> dict:
+def review_json(r: SubmissionReview) -> dict[str, Any]:
     return {"id": r.id, "kind": r.kind, "grader": r.grader_name, "verdict_before": r.verdict_before,
             "verdict_after": r.verdict_after, "reason": r.reason, "xp_delta": r.xp_delta,
             "created_at": r.created_at.isoformat() + "Z" if r.created_at else None}
 
 
-def result_of(row: Submission) -> dict | None:
-    return json.loads(row.result) if row.result else None
+def result_of(row: Submission) -> dict[str, Any] | None:
+    result: dict[str, Any] | None = json.loads(row.result) if row.result else None
+    return result

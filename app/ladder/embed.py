@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 from app.ladder.content import ContentStore
 from app.ladder.present import lesson_block
@@ -33,7 +34,7 @@ def content_store(ladder_dir: Path) -> ContentStore:
         return store
 
 
-def render_embed(spec: str, documents: list[dict], ladder_dir: Path, lang: str) -> str:
+def render_embed(spec: str, documents: list[dict[str, Any]], ladder_dir: Path, lang: str) -> str:
     bounds = parse_range(spec)
     if bounds is None:
         return ""  # a malformed range renders nothing, like one that matches no rung

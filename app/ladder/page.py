@@ -1,6 +1,8 @@
 """The ladder page's template context: one dictionary per rung, HTML fragments already rendered."""
 from __future__ import annotations
 
+from typing import Any
+
 from markupsafe import Markup
 
 from app.i18n import gettext_for
@@ -12,7 +14,7 @@ from app.rendering.markdown import render_markdown
 from app.templating import page_context
 
 
-def _notes_html(markdown: str, lang: str):
+def _notes_html(markdown: str, lang: str) -> Markup | str:
     """NOTES text (Korean from NOTES.ko.md on Korean pages, English otherwise) as HTML."""
     return Markup(render_markdown(markdown, lang).html) if markdown else ""
 
@@ -26,7 +28,7 @@ def _header_summary(rung: RungText, lang: str) -> dict[str, str]:
     return {"header_summary": rung.rung.title, "header_lang": "en"}
 
 
-def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict:
+def _rung_view(rung: RungText, results: LadderResults | None, lang: str) -> dict[str, Any]:
     _ = gettext_for(lang)
     r = rung.rung
     lines = len(r.source.splitlines())
@@ -54,7 +56,7 @@ def rung_source_html(rung: RungText, lang: str) -> str:
                              _("Copied"))
 
 
-def page_context_for(lang: str, content: LadderContent, documents: list[dict], site_name: str) -> dict:
+def page_context_for(lang: str, content: LadderContent, documents: list[dict[str, Any]], site_name: str) -> dict[str, Any]:
     results = newest_ladder(documents)
     context = page_context(lang, "/ladder", site_name)
     # the newest run, or None where it timed none of these rungs (the page then says "not measured")
