@@ -20,9 +20,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from markdown_it import MarkdownIt
 from mdit_py_plugins.container import container_plugin
@@ -56,14 +57,14 @@ class Claim:
     message: str
 
 
-def _blocks(body: str, body_line: int):
+def _blocks(body: str, body_line: int) -> list[tuple[str, int, str]]:
     """(kind, line, raw text) for every paragraph, heading and table outside measured containers.
 
     raw text keeps link targets (the marker is a link); code spans are blanked.
     """
     tokens = _PARSER.parse(body)
     lines = body.split("\n")
-    out = []
+    out: list[tuple[str, int, str]] = []
     skip = 0
     i = 0
     while i < len(tokens):
@@ -232,7 +233,7 @@ def _is_prime(n: int) -> bool:
 
 # Each class a learner's kernel may branch on; a spec's ``size_classes:`` names, for every class,
 # one of its correctness sizes that has the property.
-SIZE_CLASSES = {
+SIZE_CLASSES: dict[str, tuple[str, Callable[[dict[str, int]], bool]]] = {
     "one": ("a dimension equal to 1", lambda s: any(v == 1 for v in s.values())),
     "prime": ("a dimension that is an odd prime >= 11 (no vector width or tile divides it)",
               lambda s: any(_is_prime(v) and v >= 11 for v in s.values())),
@@ -249,7 +250,7 @@ SIZE_CLASSES = {
 }
 
 
-def size_class_claims(spec_raw: dict) -> list[str]:
+def size_class_claims(spec_raw: dict[str, Any]) -> list[str]:
     """Problems with a spec's ``size_classes`` (messages); [] when every class is covered."""
     correctness = [dict(s) for s in ((spec_raw.get("sizes") or {}).get("correctness") or []) if isinstance(s, dict)]
     listed = spec_raw.get("size_classes")

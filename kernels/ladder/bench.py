@@ -25,6 +25,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ BASELINE = {"f32": "cublas_sgemm", "f16": "cublas_hgemm"}
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 
 
-def _timing():
+def _timing() -> tuple[Callable[..., dict[str, Any]], str]:
     """The engine's timing (contract C): the ladder is timed exactly like graded kernels."""
     from kernels.engine.gpu.timing import measure
     return measure, "kernels.engine.gpu.timing"
@@ -74,14 +75,14 @@ class HostHold:
         self.kernel((1,), (1,), (self.ns,))
 
 
-def _median_ms(stats) -> float:
+def _median_ms(stats: Any) -> float:  # the timing's stats object, or a dict from an older one
     for attr in ("median_ms", "median"):
         if hasattr(stats, attr):
             return float(getattr(stats, attr))
     return float(stats["median_ms"])
 
 
-def _spread_ms(stats) -> float:
+def _spread_ms(stats: Any) -> float:
     for attr in ("spread_ms", "iqr_ms", "spread"):
         if hasattr(stats, attr):
             return float(getattr(stats, attr))
@@ -89,7 +90,7 @@ def _spread_ms(stats) -> float:
 
 
 # ----------------------------------------------------------------------------------------- child
-def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path = rung_mod.LADDER_DIR) -> dict:
+def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path = rung_mod.LADDER_DIR) -> dict[str, Any]:
     import cupy as cp
 
     from . import runner
@@ -98,7 +99,7 @@ def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path =
     rung = next(r for r in rung_mod.discover(directory) if r.stem == stem)
     loaded = runner.load(rung)
     measure, timing_source = _timing()
-    out = {"stem": stem, "dtype": rung.dtype, "title": rung.title, "registers": loaded.registers,
+    out: dict[str, Any] = {"stem": stem, "dtype": rung.dtype, "title": rung.title, "registers": loaded.registers,
            "static_smem": loaded.static_smem, "dynamic_smem": rung.smem, "local_bytes": loaded.local_bytes,
            "timing": timing_source, "odd": [], "sizes": []}
 
@@ -137,7 +138,7 @@ def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path =
 
 
 # ---------------------------------------------------------------------------------------- parent
-def gpu_info() -> dict:
+def gpu_info() -> dict[str, Any]:
     import cupy as cp
     from cupy.cuda import nvrtc
     rt = cp.cuda.runtime
@@ -165,7 +166,7 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
-def build_results(info: dict, children: list[dict], date: str) -> dict:
+def build_results(info: dict[str, Any], children: list[dict[str, Any]], date: str) -> dict[str, Any]:
     entries = []
     baselines: dict[tuple[str, int], list[float]] = {}
     for ch in children:
@@ -204,7 +205,7 @@ def build_results(info: dict, children: list[dict], date: str) -> dict:
             "entries": entries}
 
 
-def format_table(info: dict, children: list[dict]) -> str:
+def format_table(info: dict[str, Any], children: list[dict[str, Any]]) -> str:
     lines = [f"GPU: {info['name']} (cc {info['compute_capability']}, {info['sm_count']} SMs, "
              f"clock {info.get('clock_sm_now_mhz', '?')}/{info.get('clock_max_mhz', info['clock_mhz'])} MHz now/max, "
              f"mem clock {info.get('clock_mem_mhz', '?')} MHz) driver {info['driver']}, CUDA runtime "

@@ -52,12 +52,12 @@ class ClockWatch:
             self._thread.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(1.0)
 
-    def summary(self) -> dict | None:
+    def summary(self) -> dict[str, Any] | None:
         if self._nvml is None or not self.samples:
             return None
         clocks = sorted(c for c, _ in self.samples)
