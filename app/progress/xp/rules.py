@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from app.progress import events as ev
 from app.progress.events import EventView
@@ -46,12 +47,12 @@ def deeds(events: Iterable[EventView], lesson_xp: Mapping[str, int], exercise_xp
     return list(found.values())
 
 
-def exercise_xp_from_specs(kernels_dir=None):
+def exercise_xp_from_specs(kernels_dir: Path | None = None) -> ExerciseXp:
     """exercise id -> (pass XP, {tier id: XP}) from kernels/<id>/spec.yaml (engine loader)."""
     from kernels.engine import load_exercise
     from kernels.engine.exercise import ExerciseSpecError, UnknownExercise
 
-    def lookup(exercise_id: str):
+    def lookup(exercise_id: str) -> tuple[int, Mapping[str, int]] | None:
         try:
             spec = load_exercise(exercise_id, kernels_dir) if kernels_dir else load_exercise(exercise_id)
         except (UnknownExercise, ExerciseSpecError, OSError):

@@ -4,6 +4,8 @@ Callers commit the session.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -13,7 +15,8 @@ from app.progress.xp import ledger
 from app.progress.xp.rules import deeds, exercise_xp_from_specs
 
 
-def settle_xp(session: Session, user: User, *, lesson_xp: dict[str, int] | None = None, kernels_dir=None) -> int:
+def settle_xp(session: Session, user: User, *, lesson_xp: dict[str, int] | None = None,
+              kernels_dir: Path | None = None) -> int:
     """Pay every deed the current epoch's events are worth and that is not paid yet; returns XP paid."""
     paid = 0
     events = verdicts.effective(ev.current_events(session, user))
