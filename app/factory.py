@@ -5,6 +5,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -76,7 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI):
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.ensure_data_dir()
         app.state.secret_key = settings.load_secret_key()
         if settings.migrate_on_start:  # embedded use and tests; `serve` migrates once before its workers start
