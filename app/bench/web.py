@@ -24,6 +24,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from app.bench.submissions_server import free_port
 from app.core.config import PROJECT_ROOT
@@ -70,7 +71,7 @@ def parse_wrk(output: str) -> tuple[float, float, float, str]:
     return rps, p50, p99, errors
 
 
-def _start(cmd: list[str], cwd: Path, env: dict, url: str) -> subprocess.Popen:
+def _start(cmd: list[str], cwd: Path, env: dict[str, Any], url: str) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -86,7 +87,7 @@ def _start(cmd: list[str], cwd: Path, env: dict, url: str) -> subprocess.Popen:
     raise RuntimeError(f"server did not answer {url} within 60 s")
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=10)
