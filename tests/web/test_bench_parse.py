@@ -29,3 +29,10 @@ def test_parse_wrk():
 @pytest.mark.parametrize("text,ms", [("950.00us", 0.95), ("1.50ms", 1.5), ("1.20s", 1200.0), ("1.00m", 60000.0)])
 def test_latency_units(text, ms):
     assert _to_ms(text) == pytest.approx(ms)
+
+
+def test_a_report_without_the_latency_distribution_says_what_is_missing():
+    # wrk without --latency prints no percentile lines: the benchmark stops with that, not an AttributeError
+    without = WRK_OUTPUT.replace("     99%  137.00ms\n", "")
+    with pytest.raises(ValueError, match="--latency"):
+        parse_wrk(without)
