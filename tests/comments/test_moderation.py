@@ -44,6 +44,11 @@ def test_hidden_parent_becomes_a_placeholder_above_visible_replies(kim, lee, tea
     assert data["comments"][0]["author"] is None and data["comments"][0]["html"] == ""
     assert "the hidden text" not in data["html"] and "kim" not in data["html"]
     assert "This comment was hidden by a moderator." in data["html"]
+    assert 'class="comment comment--d0 comment--gone"' in data["html"]  # a placeholder, not the dashed moderator view
+    assert "운영자가 숨긴 댓글이에요." in visitor.listing(lang="ko")["html"]
+    seen = teacher.listing(lang="ko")
+    assert [c["state"] for c in seen["comments"]] == ["hidden", "visible"] and "the hidden text" in seen["html"]
+    assert "comment--hidden" in seen["html"] and "숨김 해제" in seen["html"]  # the moderator's button to undo it
 
 
 def test_locked_thread_refuses_comments_and_replies(kim, lee, teacher, visitor):
