@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from app.core.config import Settings
 
@@ -30,7 +31,7 @@ def port_in_use(host: str, port: int) -> str | None:
     return None
 
 
-def logging_config(level: str = "INFO") -> dict:
+def logging_config(level: str = "INFO") -> dict[str, Any]:
     """uvicorn's logging, plus the app's and the engine's loggers (the dispatcher's lines), in every worker."""
     import copy
 
@@ -226,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     from pydantic import ValidationError
 
     try:
-        return args.func(args)
+        code: int = args.func(args)  # every command returns its exit status
+        return code
     except ValidationError as exc:  # a setting that does not parse: name it, no traceback
         for error in exc.errors():
             name = "MKC_" + "_".join(str(part) for part in error["loc"]).upper()

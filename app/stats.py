@@ -10,6 +10,7 @@ from collections import Counter
 from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.core.db import rows_changed
 from app.lessons.models import LessonView
 
 
@@ -32,12 +33,13 @@ class ViewCounter:
         try:
             with session_factory.begin() as session:
                 for (slug, lang, day), count in pending.items():
-                    result = session.execute(
+                    counted = rows_changed(
+                        session,
                         update(LessonView)
                         .where(LessonView.slug == slug, LessonView.lang == lang, LessonView.day == day)
-                        .values(views=LessonView.views + count)
+                        .values(views=LessonView.views + count),
                     )
-                    if result.rowcount == 0:
+                    if counted == 0:
                         session.add(LessonView(slug=slug, lang=lang, day=day, views=count))
         except Exception:
             # Put the counts back so the next flush retries them.

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
@@ -49,7 +50,7 @@ def make_environment(auto_reload: bool) -> Environment:
     return env
 
 
-def page_context(lang: str, path_in_lang: str, site_name: str) -> dict:
+def page_context(lang: str, path_in_lang: str, site_name: str) -> dict[str, Any]:
     """``path_in_lang`` is the page's path after the /{lang} prefix, e.g. '/lessons/x'."""
     return {
         "lang": lang,

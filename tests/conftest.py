@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ REAL_LESSONS = Path(__file__).resolve().parents[1] / "lessons"
 def make_settings(tmp_path: Path, **overrides):
     from app.core.config import Settings
 
-    values = dict(
+    values: dict[str, Any] = dict(
         data_dir=tmp_path / "data",
         database_url=f"sqlite:///{(tmp_path / 'data' / 'test.db').as_posix()}",
         lessons_dir=REAL_LESSONS,
@@ -30,8 +31,9 @@ def make_settings(tmp_path: Path, **overrides):
         freeze_heap=False,  # a frozen app is never collected: hundreds of test apps would pile up
     )
     values.update(overrides)
-    # _env_file=None: a developer's .env must not leak into tests.
-    return Settings(_env_file=None, **values)
+    # _env_file=None: a developer's .env must not leak into tests. (In the dict because pydantic-settings'
+    # init-only arguments are not in the signature a type checker sees without its plugin.)
+    return Settings(**{"_env_file": None, **values})
 
 
 @pytest.fixture

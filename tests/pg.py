@@ -18,8 +18,11 @@ import socket
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
+
+from tests.scrape import first_group
 
 PG_USER = "app"
 _counter = itertools.count()
@@ -31,11 +34,11 @@ def bin_dir() -> Path | None:
     if found and shutil.which("pg_ctl"):
         return Path(os.path.realpath(found)).parent
     versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                      key=lambda p: int(re.search(r"/(\d+)/bin", p).group(1)))
+                      key=lambda p: int(first_group(r"/(\d+)/bin", p)))
     return Path(versions[-1]).parent if versions else None
 
 
-def unavailable(reason: str):
+def unavailable(reason: str) -> NoReturn:
     """Skip a test that needs PostgreSQL, or fail it in CI."""
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(f"PostgreSQL is required in CI: {reason}", pytrace=False)

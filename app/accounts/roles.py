@@ -10,7 +10,7 @@ class Permission(StrEnum):
     VIEW_OTHERS_PROGRESS = "progress.view_others"  # read another user's progress and XP
     REVIEW_SUBMISSIONS = "submissions.review"  # the graders' dashboard and API: notes, overrides, re-runs
     ADJUST_XP = "xp.adjust"  # correct XP with compensating ledger entries
-    MODERATE_COMMENTS = "comments.moderate"  # hide and restore comments, read reports
+    MODERATE_COMMENTS = "comments.moderate"  # hide and unhide comments, lock and unlock threads, read reports
     MANAGE_USERS = "users.manage"  # change roles
     CREATE_CLASSES = "classes.create"  # create a class and run it (inside a class, its roster roles decide)
     ALL_CLASSES = "classes.all"  # see and manage every class, not only one's own

@@ -5,7 +5,8 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.accounts import passwords, usernames
+from app.accounts import passwords as passwords  # re-exported: the profile page verifies with it
+from app.accounts import usernames
 from app.accounts.messages import AccountsError
 from app.accounts.models import User
 from app.accounts.roles import ROLES

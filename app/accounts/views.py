@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from typing import Any
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
@@ -21,7 +22,7 @@ def safe_next(next_url: str | None, lang: str) -> str:
     return f"/{lang}/"
 
 
-def account_context(request: Request, lang: str, path_in_lang: str, auth: Auth | None) -> dict:
+def account_context(request: Request, lang: str, path_in_lang: str, auth: Auth | None) -> dict[str, Any]:
     context = page_context(lang, path_in_lang, request.app.state.settings.site_name)
     context["user"] = auth.user if auth else None
     if auth is not None and auth.csrf_token:
@@ -35,8 +36,8 @@ def account_context(request: Request, lang: str, path_in_lang: str, auth: Auth |
     return context
 
 
-def render(request: Request, template: str, context: dict, status: int = 200,
-           headers: dict | None = None) -> HTMLResponse:
+def render(request: Request, template: str, context: dict[str, Any], status: int = 200,
+           headers: dict[str, str] | None = None) -> HTMLResponse:
     html = request.app.state.templates.get_template(template).render(context)
     response = HTMLResponse(html, status_code=status, headers=headers)
     new_token = getattr(request.state, "new_visitor_csrf", None)

@@ -16,6 +16,13 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kernels.engine.result import Result
+
+PhaseHook = Callable[[str], None]  # told each engine phase as it starts (app.submissions.dispatcher)
 
 SECONDS_ENV = "MKC_FAKE_GPU_SECONDS"
 COMPILE_SECONDS_ENV = "MKC_FAKE_COMPILE_SECONDS"
@@ -24,7 +31,7 @@ BOMB_MARK = "compile bomb"
 LOG_ENV = "MKC_FAKE_GPU_LOG"
 
 
-def passed_result(exercise_id: str):
+def passed_result(exercise_id: str) -> Result:
     """PASSED with every tier of the exercise met, as the real GPU runner reports it."""
     from kernels.engine import load_exercise
     from kernels.engine.result import Message, Result, TierOutcome, Verdict, XpAward
@@ -36,7 +43,7 @@ def passed_result(exercise_id: str):
                                           total=spec.pass_xp + sum(t.xp for t in tiers)))
 
 
-def _checks(exercise_id, source, launch, phase):
+def _checks(exercise_id: str, source: str, launch: Any, phase: PhaseHook) -> tuple[str | None, Result | None]:
     """The engine's real cheap steps: (source text, None), or (None, the refusal's Result)."""
     from kernels.engine import load_exercise
     from kernels.engine.launch import LaunchRejected, validate_launch
@@ -56,11 +63,12 @@ def _checks(exercise_id, source, launch, phase):
     return text, None
 
 
-def grade(exercise_id, source, launch=None, on_phase=None):
-    phase = on_phase or (lambda _name: None)
+def grade(exercise_id: str, source: str, launch: Any = None, on_phase: PhaseHook | None = None) -> Result:
+    phase: PhaseHook = on_phase or (lambda _name: None)
     text, refused = _checks(exercise_id, source, launch, phase)
     if refused is not None:
         return refused
+    assert text is not None  # _checks returns the text whenever it refuses nothing
     tag = text.strip().splitlines()[-1]
     _log("start", tag)
     seconds = float(os.environ.get(SECONDS_ENV, "1.0"))
@@ -72,7 +80,7 @@ def grade(exercise_id, source, launch=None, on_phase=None):
     return passed_result(exercise_id)
 
 
-def grade_gpu_gone(exercise_id, source, launch=None, on_phase=None):
+def grade_gpu_gone(exercise_id: str, source: str, launch: Any = None, on_phase: PhaseHook | None = None) -> Result:
     """A GPU that disappeared under a running worker: the engine's own answer when a kernel compiled
     but no GPU can run it (UNAVAILABLE_NO_GPU). Tests select it to check that such a job waits again."""
     from kernels.engine.result import Message, Result, Verdict
@@ -80,11 +88,13 @@ def grade_gpu_gone(exercise_id, source, launch=None, on_phase=None):
     text, refused = _checks(exercise_id, source, launch, on_phase or (lambda _name: None))
     if refused is not None:
         return refused
+    assert text is not None  # _checks returns the text whenever it refuses nothing
     _log("no-gpu", text.strip().splitlines()[-1])
     return Result(verdict=Verdict.UNAVAILABLE, exercise=exercise_id, message=Message("UNAVAILABLE_NO_GPU", {}))
 
 
-def compile_first(exercise_id, source, launch=None, on_phase=None):
+def compile_first(exercise_id: str, source: str, launch: Any = None,
+                  on_phase: PhaseHook | None = None) -> Result | None:
     """The compile stage's stand-in: ``MKC_FAKE_COMPILE_SECONDS`` (0.02) per compile; a source holding
     ``compile bomb`` burns ``MKC_FAKE_BOMB_SECONDS`` (3) and ends as the engine's COMPILE_TIMEOUT."""
     from kernels.engine import codes
@@ -93,6 +103,7 @@ def compile_first(exercise_id, source, launch=None, on_phase=None):
     text, refused = _checks(exercise_id, source, launch, on_phase or (lambda _name: None))
     if refused is not None:
         return refused
+    assert text is not None  # _checks returns the text whenever it refuses nothing
     tag = text.strip().splitlines()[-1]
     _log("compile", tag)
     if BOMB_MARK in text:

@@ -20,6 +20,10 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import httpx
 
 from app.bench.submissions_server import Server, add_users
 from app.core.config import PROJECT_ROOT
@@ -35,10 +39,10 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 class Tally:
-    def __init__(self):
-        self.status: dict[str, Counter] = defaultdict(Counter)
+    def __init__(self) -> None:
+        self.status: dict[str, Counter[int]] = defaultdict(Counter)  # kind -> HTTP status -> count
         self.latency: dict[str, list[float]] = defaultdict(list)
-        self.errors: Counter = Counter()
+        self.errors: Counter[str] = Counter()
         self.accepted: dict[int, str] = {}  # submission id -> username
         self.completed: set[tuple[str, str]] = set()  # (username, slug) answered 200
 
@@ -47,7 +51,8 @@ class Tally:
         self.latency[kind].append(seconds * 1000)
 
 
-async def one_user(http, name: str, token: str, until: float, tally: Tally, source: str, rng: random.Random):
+async def one_user(http: httpx.AsyncClient, name: str, token: str, until: float, tally: Tally, source: str,
+                   rng: random.Random) -> None:
     auth = {"Authorization": f"Bearer {token}"}
     pending: int | None = None
     n = 0
@@ -98,13 +103,13 @@ async def soak(server: Server, tokens: dict[str, str], seconds: float) -> Tally:
     return tally
 
 
-def count_rows(db_url: str, tally: Tally) -> dict:
+def count_rows(db_url: str, tally: Tally) -> dict[str, Any]:
     from sqlalchemy import create_engine, text
 
     engine = create_engine(db_url)
     with engine.connect() as conn:
         sub_ids = {row[0] for row in conn.execute(text("SELECT id FROM submission"))}
-        states = dict(conn.execute(text("SELECT state, COUNT(*) FROM submission GROUP BY state")).all())
+        states: dict[str, int] = dict(conn.execute(text("SELECT state, COUNT(*) FROM submission GROUP BY state")).all())
         done_pairs = {(u, s) for u, s in conn.execute(text(
             "SELECT u.username, e.subject FROM event e JOIN user u ON u.id = e.user_id "
             "WHERE e.kind = 'lesson_completed'"))}

@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +47,12 @@ class Workers:
         self.env = dict(os.environ, MKC_DATABASE_URL=db_url, MKC_QUEUE="procrastinate", PYTHONUNBUFFERED="1",
                         MKC_DATA_DIR=str(self.workdir / "data"))
         self.env.update({k if k.isupper() else f"MKC_{k.upper()}": str(v) for k, v in settings.items()})
-        self.procs: dict[int, subprocess.Popen] = {}
+        self.procs: dict[int, subprocess.Popen[bytes]] = {}
 
     def name(self, gpu: int) -> str:
         return f"sim:gpu{gpu}"
 
-    def start(self, gpu: int, *extra: str) -> subprocess.Popen:
+    def start(self, gpu: int, *extra: str) -> subprocess.Popen[bytes]:
         cmd = [sys.executable, "-m", "app", "worker", "--gpu", str(gpu), "--name", self.name(gpu), *extra]
         if self.grade:
             cmd += ["--grade", self.grade]
@@ -94,7 +95,8 @@ def cluster_server(workdir: Path, db_url: str, **settings: str) -> Server:
     return Server(workdir, database_url=db_url, **values)
 
 
-def post_burst(url: str, tokens: dict[str, str], per_learner: int, *, source) -> list[tuple[str, int, int]]:
+def post_burst(url: str, tokens: dict[str, str], per_learner: int, *,
+               source: Callable[[str, int], str]) -> list[tuple[str, int, int]]:
     """Each learner posts ``per_learner`` submissions back to back: (learner, n, id) in post order."""
     import httpx
 
@@ -136,7 +138,7 @@ def wait_all_done(db_url: str, ids: list[int], timeout: float) -> float:
         engine.dispose()
 
 
-def run_once(db_url: str, workdir: Path, n_workers: int, jobs: int, gpu_seconds: float) -> dict:
+def run_once(db_url: str, workdir: Path, n_workers: int, jobs: int, gpu_seconds: float) -> dict[str, Any]:
     """One simulation: ``jobs`` submissions from ``jobs`` learners queued, then N workers drain them."""
     workdir.mkdir(parents=True, exist_ok=True)
     log = workdir / "fake-gpu.log"
@@ -157,7 +159,7 @@ def run_once(db_url: str, workdir: Path, n_workers: int, jobs: int, gpu_seconds:
     # start of the next is everything the stack adds per job (finish, XP, procrastinate, fetch, claim).
     events = [json.loads(line) for line in log.read_text().splitlines()]
     gaps: list[float] = []
-    by_pid: dict[int, list[dict]] = {}
+    by_pid: dict[int, list[dict[str, Any]]] = {}
     for e in sorted((e for e in events if e["ev"] in ("start", "end")), key=lambda e: e["t"]):
         by_pid.setdefault(e["pid"], []).append(e)
     for runs in by_pid.values():
@@ -171,7 +173,7 @@ def run_once(db_url: str, workdir: Path, n_workers: int, jobs: int, gpu_seconds:
             "overhead_ms_per_job_p95": round(sorted(gaps)[int(0.95 * (len(gaps) - 1))], 1)}
 
 
-def per_job_overhead(db_url: str) -> dict:
+def per_job_overhead(db_url: str) -> dict[str, Any]:
     """From the rows: claim -> grade() called, and GPU time vs claim -> finish."""
     from sqlalchemy import select
 

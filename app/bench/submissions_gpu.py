@@ -25,7 +25,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from app.bench.submissions_server import Server, add_users
 from app.core.config import PROJECT_ROOT
@@ -40,9 +42,10 @@ def say(text: str) -> None:
     print(f"[{time.monotonic() - T0:6.1f}s] {text}", flush=True)
 
 
-def launch_of(path: Path):
+def launch_of(path: Path) -> dict[str, Any] | None:
     m = LAUNCH_RE.search(path.read_text(encoding="utf-8"))
-    return json.loads(m.group(1)) if m else None  # None: the exercise's launch_defaults
+    launch: dict[str, Any] | None = json.loads(m.group(1)) if m else None  # None: the exercise's launch_defaults
+    return launch
 
 
 def replay_files() -> list[tuple[str, Path]]:
@@ -52,9 +55,9 @@ def replay_files() -> list[tuple[str, Path]]:
     return files
 
 
-def _pct(xs, q):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
+def _pct(xs: Iterable[float], q: float) -> float:
+    ordered = sorted(xs)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 class Client:
@@ -64,16 +67,17 @@ class Client:
         self.http = httpx.Client(base_url=url, timeout=60)
         self.tokens = tokens
 
-    def submit(self, user: str, exercise: str, source: str, launch) -> int:
+    def submit(self, user: str, exercise: str, source: str, launch: dict[str, Any] | None) -> int:
         body = {"source": source} if launch is None else {"source": source, "launch": launch}
         r = self.http.post(f"/api/exercises/{exercise}/submissions", json=body,
                            headers={"Authorization": f"Bearer {self.tokens[user]}"})
         if r.status_code != 202:
             raise RuntimeError(f"submit {exercise}: {r.status_code} {r.text}")
-        return r.json()["id"]
+        new_id: int = r.json()["id"]
+        return new_id
 
-    def wait_all(self, jobs: dict[int, str], deadline: float) -> dict[int, dict]:
-        views: dict[int, dict] = {}
+    def wait_all(self, jobs: dict[int, str], deadline: float) -> dict[int, dict[str, Any]]:
+        views: dict[int, dict[str, Any]] = {}
         while len(views) < len(jobs) and time.monotonic() < deadline:
             for sub_id, user in jobs.items():
                 if sub_id in views:
@@ -93,7 +97,7 @@ def compile_bomb() -> str:
                                "int M, int N, int K)\n{\n    C[0] = X27 1;\n}\n")
 
 
-def bench(client: Client, users: list[str], n: int, deadline: float, hogs: int = 0, bombs: int = 0) -> dict:
+def bench(client: Client, users: list[str], n: int, deadline: float, hogs: int = 0, bombs: int = 0) -> dict[str, Any]:
     """n jobs at once from ``users`` in turn; the first ``hogs`` of them a slow hog, the next ``bombs``
     a compile bomb, the rest the tiled gemm (honest)."""
     tiled = KERNELS / "gemm" / "tiled.cu"
@@ -118,7 +122,7 @@ def bench(client: Client, users: list[str], n: int, deadline: float, hogs: int =
     return out
 
 
-def phase_figures(done: list[dict]) -> dict:
+def phase_figures(done: list[dict[str, Any]]) -> dict[str, Any]:
     """Median and p95 of each engine phase (Result.phases), and of ``gpu``: checking + timing."""
     per: dict[str, list[float]] = {}
     for v in done:
@@ -130,11 +134,11 @@ def phase_figures(done: list[dict]) -> dict:
             for name, xs in per.items() if xs}
 
 
-def figures(views, n: int) -> dict:
+def figures(views: Iterable[dict[str, Any]], n: int) -> dict[str, Any]:
     """Turnaround (stored -> done), service (engine start -> done) and throughput of finished jobs."""
     views = list(views)
 
-    def ms(v, a, b):
+    def ms(v: dict[str, Any], a: str, b: str) -> float:
         from datetime import datetime
 
         return (datetime.fromisoformat(v[b].rstrip("Z")) - datetime.fromisoformat(v[a].rstrip("Z"))).total_seconds() * 1000
@@ -161,7 +165,7 @@ def figures(views, n: int) -> dict:
     return out
 
 
-def replay(client: Client, users: list[str], deadline: float) -> list[dict]:
+def replay(client: Client, users: list[str], deadline: float) -> list[dict[str, Any]]:
     from kernels.engine import grade
 
     files = replay_files()
@@ -190,11 +194,11 @@ def replay(client: Client, users: list[str], deadline: float) -> list[dict]:
     return rows
 
 
-def _phase_line(figs: dict) -> str:
+def _phase_line(figs: dict[str, Any]) -> str:
     return ", ".join(f"{name} {v['median']:.0f}/{v['p95']:.0f}" for name, v in (figs.get("phases_ms") or {}).items())
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=".")
     ap.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
@@ -206,7 +210,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-replay", action="store_true", help="skip the replay of every solution")
     args = ap.parse_args(argv)
     deadline = T0 + args.budget
-    report: dict = {}
+    report: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="mkc-gpu-") as tmp:
         server = Server(Path(tmp), dispatcher_gpu="on", submission_max_in_flight="100", submission_per_hour="1000",
                         submission_per_day="1000", submission_lease_seconds="120", dispatcher_poll_seconds="0.2")

@@ -31,7 +31,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from app.bench.submissions_gpu import KERNELS, Client, launch_of
 from app.bench.submissions_server import Server, add_users
@@ -55,7 +57,7 @@ class Dispatchers:
 
     def __init__(self, server: Server, workdir: Path):
         self.server, self.workdir = server, workdir
-        self.procs: dict[int, subprocess.Popen] = {}
+        self.procs: dict[int, subprocess.Popen[bytes]] = {}
 
     def start(self, index: int) -> None:
         log = (self.workdir / f"dispatcher-gpu{index}.log").open("ab")
@@ -93,7 +95,7 @@ def submit_mix(client: Client, learners: list[str], files: list[Path], n: int, t
     return jobs
 
 
-def rows_of(db_url: str, ids, *, count_graded: bool = True) -> dict[int, dict]:
+def rows_of(db_url: str, ids: Iterable[int], *, count_graded: bool = True) -> dict[int, dict[str, Any]]:
     """What the dispatchers wrote: lane, attempts, engine start/finish, the result's GPU, and (unless
     ``count_graded`` is off: the polls while waiting) how many graded events each submission has."""
     from sqlalchemy import select
@@ -103,10 +105,11 @@ def rows_of(db_url: str, ids, *, count_graded: bool = True) -> dict[int, dict]:
     from app.submissions.models import Submission
 
     engine = make_engine(db_url)
-    out: dict[int, dict] = {}
+    out: dict[int, dict[str, Any]] = {}
     with make_session_factory(engine)() as db:
         graded: dict[str, int] = defaultdict(int)
-        events = db.scalars(select(Event.data).where(Event.kind == "exercise_attempted")) if count_graded else []
+        events: Iterable[Any] = (db.scalars(select(Event.data).where(Event.kind == "exercise_attempted"))
+                                 if count_graded else [])
         for data in events:
             payload = json.loads(data) if isinstance(data, str) else (data or {})
             graded[str(payload.get("submission"))] += 1
@@ -122,7 +125,7 @@ def rows_of(db_url: str, ids, *, count_graded: bool = True) -> dict[int, dict]:
     return out
 
 
-def wait_done(db_url: str, ids, deadline: float) -> dict[int, dict]:
+def wait_done(db_url: str, ids: Iterable[int], deadline: float) -> dict[int, dict[str, Any]]:
     while True:
         rows = rows_of(db_url, ids, count_graded=False)
         if all(r["state"] == "done" for r in rows.values()) or time.monotonic() > deadline:
@@ -130,7 +133,7 @@ def wait_done(db_url: str, ids, deadline: float) -> dict[int, dict]:
         time.sleep(0.5)
 
 
-def jobs_per_minute(rows: dict[int, dict]) -> float | None:
+def jobs_per_minute(rows: dict[int, dict[str, Any]]) -> float | None:
     done = [r for r in rows.values() if r["started_at"] and r["finished_at"]]
     if len(done) < 2:
         return None
@@ -138,7 +141,7 @@ def jobs_per_minute(rows: dict[int, dict]) -> float | None:
     return round(len(done) / span * 60, 1) if span > 0 else None
 
 
-def gpu_busy(rows: dict[int, dict]) -> dict[str, float]:
+def gpu_busy(rows: dict[int, dict[str, Any]]) -> dict[str, float]:
     """Per card: the share of the phase's span spent inside a job (engine start -> finish)."""
     done = [r for r in rows.values() if r["card"] and r["started_at"] and r["finished_at"]]
     if not done:
@@ -150,7 +153,7 @@ def gpu_busy(rows: dict[int, dict]) -> dict[str, float]:
     return {card: round(seconds / span, 3) for card, seconds in sorted(busy.items())} if span > 0 else {}
 
 
-def overlaps(rows: dict[int, dict]) -> list[tuple[int, int]]:
+def overlaps(rows: dict[int, dict[str, Any]]) -> list[tuple[int, int]]:
     """Pairs of jobs whose engine runs overlapped on one physical card."""
     by_card: dict[str, list[tuple[dt.datetime, dt.datetime, int]]] = defaultdict(list)
     for sub_id, r in rows.items():
@@ -193,7 +196,7 @@ def direct_verdicts(files: list[Path], deadline: float) -> dict[str, tuple[str, 
     return out
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gpus", type=int, default=2)
     ap.add_argument("--learners", type=int, default=30)
@@ -204,8 +207,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     deadline = T0 + args.budget
     files = gemm_files()
-    report: dict = {"gpus": args.gpus, "jobs": args.jobs, "learners": args.learners, "files": len(files)}
-    all_rows: dict[int, dict] = {}
+    report: dict[str, Any] = {"gpus": args.gpus, "jobs": args.jobs, "learners": args.learners, "files": len(files)}
+    all_rows: dict[int, dict[str, Any]] = {}
     paths: dict[int, Path] = {}
     with tempfile.TemporaryDirectory(prefix="mkc-multigpu-") as tmp:
         server = Server(Path(tmp), dispatcher_enabled="false", dispatcher_gpu="on", submission_max_in_flight="100",
@@ -307,14 +310,14 @@ def main(argv=None) -> int:
     return 0 if all(checks.values()) else 1
 
 
-def _count(values) -> dict[str, int]:
+def _count(values: Iterable[object]) -> dict[str, int]:
     out: dict[str, int] = defaultdict(int)
     for v in values:
         out[str(v)] += 1
     return out
 
 
-def _plain(row: dict | None) -> dict | None:
+def _plain(row: dict[str, Any] | None) -> dict[str, Any] | None:
     return {k: (v.isoformat() if isinstance(v, dt.datetime) else v) for k, v in row.items()} if row else None
 
 

@@ -20,7 +20,8 @@ from app.core.proxies import UVICORN_ARGS
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 class Server:
@@ -42,7 +43,7 @@ class Server:
         # prestart migration once. A caller may pass migrate_on_start="true" to test the locked path.
         self.env["MKC_MIGRATE_ON_START"] = "false"
         self.env.update({k if k.isupper() else f"MKC_{k.upper()}": str(v) for k, v in settings.items()})
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.log = self.workdir / "server.log"
 
     def migrate(self) -> None:
@@ -75,6 +76,8 @@ class Server:
 
     def kill9(self) -> None:
         """kill -9 the whole server (every worker): no shutdown code runs."""
+        if self.proc is None:
+            raise RuntimeError("kill9() before start(): no server to kill")
         os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
 

@@ -25,6 +25,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from app.bench.submissions_server import free_port
 from app.core.config import PROJECT_ROOT
@@ -56,20 +57,27 @@ def _to_ms(value: str) -> float:
     return number * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4}[unit]
 
 
+def _wrk_field(pattern: str, output: str) -> str:
+    match = re.search(pattern, output, re.MULTILINE)
+    if match is None:
+        raise ValueError(f"wrk printed no line matching {pattern!r} (use wrk's --latency):\n{output[-2000:]}")
+    return match.group(1)
+
+
 def parse_wrk(output: str) -> tuple[float, float, float, str]:
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
-    p50 = _to_ms(re.search(r"^\s+50%\s+(\S+)", output, re.MULTILINE).group(1))
-    p99 = _to_ms(re.search(r"^\s+99%\s+(\S+)", output, re.MULTILINE).group(1))
+    rps = float(_wrk_field(r"Requests/sec:\s+([\d.]+)", output))
+    p50 = _to_ms(_wrk_field(r"^\s+50%\s+(\S+)", output))
+    p99 = _to_ms(_wrk_field(r"^\s+99%\s+(\S+)", output))
     errors = " ".join(line.strip() for line in output.splitlines() if "Socket errors" in line or "Non-2xx" in line)
     return rps, p50, p99, errors
 
 
-def _start(cmd: list[str], cwd: Path, env: dict, url: str) -> subprocess.Popen:
+def _start(cmd: list[str], cwd: Path, env: dict[str, Any], url: str) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited: {' '.join(cmd)}\n{proc.stderr.read().decode(errors='replace')}")
+            raise RuntimeError(f"server exited: {' '.join(cmd)}\n{proc.stderr.read().decode(errors='replace') if proc.stderr else ''}")
         try:
             with urllib.request.urlopen(url, timeout=2) as response:
                 if response.status == 200:
@@ -80,7 +88,7 @@ def _start(cmd: list[str], cwd: Path, env: dict, url: str) -> subprocess.Popen:
     raise RuntimeError(f"server did not answer {url} within 60 s")
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=10)

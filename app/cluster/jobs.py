@@ -26,17 +26,24 @@ effect (``Dispatcher.run_claimed``).
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import procrastinate
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
-from app.submissions.dispatcher import DATABASE_ERRORS, RetryLater
+from app.submissions.dispatcher import DATABASE_ERRORS, Dispatcher, RetryLater
+from app.submissions.models import Submission
+
+if TYPE_CHECKING:
+    from app.submissions.compiling import CompileStage
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")  # what the retried job returns
 
 COMPILE_QUEUE = "compile"
 GRADING_QUEUE = "grading"
@@ -80,7 +87,7 @@ def make_app(database_url: str, **pool_args: Any) -> procrastinate.App:
     @app.task(name=GRADE_TASK, queue=GRADING_QUEUE, pass_context=True, retry=RETRY_LATER)
     def grade_submission(context: procrastinate.JobContext, submission_id: int) -> bool:
         # Synchronous: procrastinate runs it in a thread, so the worker's heartbeat keeps beating.
-        dispatcher = context.additional_context["dispatcher"]
+        dispatcher: Dispatcher = context.additional_context["dispatcher"]
         try:
             return retry_on_database_error(dispatcher.run_claimed, int(submission_id))
         except RetryLater as exc:
@@ -90,7 +97,8 @@ def make_app(database_url: str, **pool_args: Any) -> procrastinate.App:
 
     @app.task(name=COMPILE_TASK, queue=COMPILE_QUEUE, pass_context=True, retry=RETRY_LATER)
     def compile_submission(context: procrastinate.JobContext, submission_id: int) -> str:
-        return retry_on_database_error(context.additional_context["compile_stage"].run, context.job, int(submission_id))
+        stage: CompileStage = context.additional_context["compile_stage"]
+        return retry_on_database_error(stage.run, context.job, int(submission_id))
 
     @app.periodic(cron=RECONCILE_EVERY, periodic_id="reconcile")
     @app.task(name=RECONCILE_TASK, queue=MAINTENANCE_QUEUE, queueing_lock="reconcile", pass_context=True,
@@ -128,7 +136,7 @@ def make_app(database_url: str, **pool_args: Any) -> procrastinate.App:
     return app
 
 
-def retry_on_database_error(run: Any, *args: Any) -> Any:
+def retry_on_database_error(run: Callable[..., _T], *args: Any) -> _T:
     """A job that met a database error is retried (the database may be restarting), not failed."""
     try:
         return run(*args)
@@ -151,8 +159,8 @@ class Enqueuer:
     def __init__(self, database_url: str):
         self.app = make_app(database_url)  # never opened: deferring uses the session's connection
 
-    def __call__(self, db: Session, row, *, task: str = COMPILE_TASK, priority: int | None = None,
-                 schedule_at=None) -> int:
+    def __call__(self, db: Session, row: Submission, *, task: str = COMPILE_TASK, priority: int | None = None,
+                 schedule_at: dt.datetime | None = None) -> int:
         connection = db.connection().connection.driver_connection  # psycopg, in the session's transaction
         try:
             with db.begin_nested():  # a refused defer rolls back to here, not the caller's transaction

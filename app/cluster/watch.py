@@ -18,9 +18,13 @@ import argparse
 import json
 import sys
 import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection, Engine
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("queue", help="grading queue: waiting jobs, oldest wait, running per GPU, workers")
     p.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     p.add_argument("--watch", type=float, default=0, metavar="SECONDS", help="repeat every SECONDS (Ctrl-C stops)")
@@ -28,7 +32,7 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def snapshot(engine, stalled_seconds: float = 30.0) -> dict:
+def snapshot(engine: Engine, stalled_seconds: float = 30.0) -> dict[str, Any]:
     from sqlalchemy import func, select, text
 
     from app.core.clock import utcnow
@@ -43,7 +47,7 @@ def snapshot(engine, stalled_seconds: float = 30.0) -> dict:
         running = conn.execute(select(Submission.lane, Submission.id, Submission.state, Submission.user_id,
                                       Submission.claimed_at, Submission.lease_expires_at)
                                .where(Submission.state.in_(states.RUNNING)).order_by(Submission.lane)).all()
-        view = {
+        view: dict[str, Any] = {
             "mode": "cluster" if engine.dialect.name == "postgresql" and _has_procrastinate(conn) else "one box",
             "queued": queued, "awaiting_gpu": awaiting,
             "oldest_wait_s": round((now - oldest).total_seconds(), 1) if oldest else None,
@@ -62,7 +66,7 @@ def snapshot(engine, stalled_seconds: float = 30.0) -> dict:
     return view
 
 
-def _cluster_health(conn, stalled_seconds: float, *, waiting: bool) -> dict:
+def _cluster_health(conn: Connection, stalled_seconds: float, *, waiting: bool) -> dict[str, Any]:
     from sqlalchemy.orm import Session
 
     from app.cluster import reconcile, registry
@@ -70,7 +74,7 @@ def _cluster_health(conn, stalled_seconds: float, *, waiting: bool) -> dict:
     with Session(bind=conn) as db:
         workers = registry.workers(db, stalled_seconds)
         stranded = reconcile.stranded(db)
-    out: dict = {"workers": [{"name": w.name, "gpu": w.gpu, "host": w.host, "pid": w.pid,
+    out: dict[str, Any] = {"workers": [{"name": w.name, "gpu": w.gpu, "host": w.host, "pid": w.pid,
                               "heartbeat_age_s": w.last_seen_age_s, "live": w.live} for w in workers],
                  "stranded": [sub_id for sub_id, _ in stranded], "warnings": []}
     if not any(w.live and w.gpu is not None for w in workers):
@@ -85,13 +89,13 @@ def _cluster_health(conn, stalled_seconds: float, *, waiting: bool) -> dict:
     return out
 
 
-def _has_procrastinate(conn) -> bool:
+def _has_procrastinate(conn: Connection) -> bool:
     from sqlalchemy import inspect
 
-    return inspect(conn).has_table("procrastinate_jobs")
+    return bool(inspect(conn).has_table("procrastinate_jobs"))
 
 
-def render(view: dict) -> str:
+def render(view: dict[str, Any]) -> str:
     oldest = "-" if view["oldest_wait_s"] is None else f"{view['oldest_wait_s']:.1f} s"
     lines = [f"mode: {view['mode']}",
              f"queued: {view['queued']}   oldest wait: {oldest}   awaiting a GPU: {view['awaiting_gpu']}"]

@@ -36,13 +36,18 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from app.core.config import Settings
 
 EXIT_CONFIG, EXIT_NO_GPU, EXIT_DATABASE = 2, 3, 4
 FETCH_POLL_SECONDS = 1.0  # how often an idle worker looks for jobs without a notification (see run())
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("worker", help="one grading worker bound to one GPU (one box or cluster mode, by MKC_QUEUE)")
     p.add_argument("--gpu", type=int, default=0, help="CUDA device index this worker owns (default 0)")
     p.add_argument("--no-gpu", action="store_true", help="compile slots only (a CPU host)")
@@ -56,9 +61,10 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def load_callable(path: str) -> Callable:
+def load_callable(path: str) -> Callable[..., Any]:
     module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
+    found: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return found
 
 
 def run(args: argparse.Namespace) -> int:
@@ -137,7 +143,7 @@ async def database_answers(conninfo_: str) -> bool:
         return False
 
 
-async def _serve(args: argparse.Namespace, settings) -> int:
+async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from procrastinate.worker import Worker
 
     from app.cluster import registry
@@ -149,7 +155,7 @@ async def _serve(args: argparse.Namespace, settings) -> int:
     from app.core.migrate import require_head
     from app.submissions import lanes, queue
     from app.submissions.cli import catalog_slugs
-    from app.submissions.dispatcher import DATABASE_ERRORS, Dispatcher
+    from app.submissions.dispatcher import DATABASE_ERRORS, Dispatcher, Grade
     from app.submissions.runtime import dispatcher_config
 
     engine = make_engine(settings.resolved_database_url)
@@ -164,7 +170,7 @@ async def _serve(args: argparse.Namespace, settings) -> int:
     pool = CompilerPool(slots, settings.data_dir / "cubin-cache")
     enqueuer = Enqueuer(settings.resolved_database_url)
 
-    def dispatcher(lane: str, grade=None) -> Dispatcher:
+    def dispatcher(lane: str, grade: Grade | None = None) -> Dispatcher:
         config = dispatcher_config(settings, args.gpu)
         config.lane = lane
         config.store_patience_seconds = settings.worker_database_patience_seconds
@@ -206,7 +212,7 @@ async def _serve(args: argparse.Namespace, settings) -> int:
     # fetch, so a job deferred while a fetch is finding nothing waits for the next poll instead of its
     # notification (seen as one honest compile waiting 5 s behind the old 5 s poll). One cheap indexed
     # query a second per worker keeps that wait under a second.
-    common = dict(listen_notify=True, fetch_job_polling_interval=FETCH_POLL_SECONDS, delete_jobs="successful",
+    common: dict[str, Any] = dict(listen_notify=True, fetch_job_polling_interval=FETCH_POLL_SECONDS, delete_jobs="successful",
                   update_heartbeat_interval=settings.worker_heartbeat_seconds,
                   stalled_worker_timeout=settings.worker_stalled_seconds, additional_context=context,
                   install_signal_handlers=False)
@@ -274,7 +280,7 @@ async def _serve(args: argparse.Namespace, settings) -> int:
     return int(outcome["rc"])
 
 
-async def keep_beating(session_factory, name: str, gpu: int | None, slots: int, every: float,
+async def keep_beating(session_factory: sessionmaker[Session], name: str, gpu: int | None, slots: int, every: float,
                        log: logging.Logger) -> None:
     """This worker's row in grading_worker says it is alive (what `queue`, readiness and /metrics read)."""
     from app.cluster import registry

@@ -34,7 +34,7 @@ class CommentView:
     created_at: dt.datetime
     edited: bool
     helpful: bool
-    state: str  # "visible" | "hidden" (moderators only see the text) | "deleted" | "removed"
+    state: str  # "visible" | "hidden" (by a moderator; only moderators see its text) | "deleted" (by its author)
     in_reply_to: str | None = None  # set when the reply sits deeper than the indentation shows
     parent_author_id: int | None = None
     can_edit: bool = False
@@ -101,11 +101,11 @@ def thread_page(db: Session, slug: str, viewer: User | None, *, sort: str = "new
         if c.deleted_at is not None:
             state = "deleted"
         elif c.hidden_at is not None:
-            state = "hidden" if moderator else "removed"
+            state = "hidden"
         else:
             state = "visible"
         parent = by_id.get(c.parent_id) if c.parent_id else None
-        text_shown = state in ("visible", "hidden")
+        text_shown = state == "visible" or (state == "hidden" and moderator)
         mine = viewer is not None and c.author_id == viewer.id
         return CommentView(
             id=c.id, parent_id=c.parent_id, depth=min(depth, MAX_INDENT),

@@ -8,10 +8,14 @@ classes and URL schemes: two independent walls, so one mistake is not a hole.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererProtocol
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer
@@ -30,7 +34,7 @@ URL_SCHEMES = {"http", "https", "mailto"}
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
-def _fence(self, tokens, idx, _options, _env) -> str:
+def _fence(self: RendererProtocol, tokens: Sequence[Token], idx: int, _options: OptionsDict, _env: EnvType) -> str:
     token = tokens[idx]
     language = token.info.strip().split(" ")[0].lower() if token.info else ""
     lexer = LEXERS.get(language, TextLexer)()
@@ -38,7 +42,8 @@ def _fence(self, tokens, idx, _options, _env) -> str:
     return f'<pre class="highlight"><code{code_class}>{highlight(token.content, lexer, _FORMATTER)}</code></pre>\n'
 
 
-def _code_block(self, tokens, idx, _options, _env) -> str:
+def _code_block(self: RendererProtocol, tokens: Sequence[Token], idx: int, _options: OptionsDict,
+                _env: EnvType) -> str:
     return f'<pre class="highlight"><code>{escape(tokens[idx].content)}</code></pre>\n'
 
 
@@ -61,7 +66,7 @@ def sanitise(html: str) -> str:
 
 def render_markdown(source: str) -> str:
     """The first wall alone: the markdown subset with raw HTML off (not yet sanitised)."""
-    return _MD.render(source)
+    return str(_MD.render(source))
 
 
 def render_comment(source: str) -> str:

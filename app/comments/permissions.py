@@ -3,8 +3,13 @@
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.accounts.roles import Permission, can
 
+if TYPE_CHECKING:
+    from app.accounts.models import User
 
-def can_moderate(user) -> bool:
+
+def can_moderate(user: User | None) -> bool:
     return user is not None and can(user.role, Permission.MODERATE_COMMENTS)

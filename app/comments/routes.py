@@ -152,9 +152,11 @@ def hide_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends
     return {"id": comment_id, "hidden": True}
 
 
-@router.post("/api/comments/{comment_id}/restore", response_model=schemas.CommentVisibility)
-def restore_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                    db: Session = Depends(db_session)):
+@router.post("/api/comments/{comment_id}/unhide", response_model=schemas.CommentVisibility)
+# the name this action had first; API-token clients may still call it, so it stays as an alias
+@router.post("/api/comments/{comment_id}/restore", response_model=schemas.CommentVisibility, deprecated=True)
+def unhide_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
+                   db: Session = Depends(db_session)):
     ui_lang(request)
     service.set_hidden(db, auth.user, comment_id, False)
     db.commit()

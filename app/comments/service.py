@@ -15,6 +15,7 @@ from app.comments.models import Comment, CommentFollow, CommentReport, CommentTh
 from app.comments.permissions import can_moderate
 from app.comments.text import is_blank, normalise
 from app.core.clock import utcnow
+from app.core.db import rows_changed
 from app.progress.once import insert_once
 from app.progress.social import record_comment_posted, record_reply_marked_helpful
 
@@ -29,6 +30,15 @@ def thread_for(db: Session, slug: str, *, create: bool = False) -> CommentThread
     if thread is None and create:
         insert_once(db, CommentThread, lesson_slug=slug, created_at=utcnow())  # a concurrent first comment may win
         thread = db.scalar(select(CommentThread).where(CommentThread.lesson_slug == slug))
+    return thread
+
+
+def _thread_to_write(db: Session, slug: str) -> CommentThread:
+    """The lesson's thread, created on first use. Nothing deletes threads, so a missing one after the
+    insert means the row vanished under us: say "not found" rather than fail."""
+    thread = thread_for(db, slug, create=True)
+    if thread is None:
+        raise CommentsError("not_found", status=404)
     return thread
 
 
@@ -57,6 +67,8 @@ def _own(comment: Comment, user: User) -> None:
 
 def _unlocked(db: Session, thread_id: int) -> CommentThread:
     thread = db.get(CommentThread, thread_id)
+    if thread is None:  # a comment's thread_id is a foreign key; only a vanished row gets here
+        raise CommentsError("not_found", status=404)
     if thread.locked_at is not None:
         raise CommentsError("locked", status=409)
     return thread
@@ -65,7 +77,7 @@ def _unlocked(db: Session, thread_id: int) -> CommentThread:
 def post(db: Session, cfg: CommentsConfig, user: User, slug: str, lang: str, body: str,
          parent_id: int | None = None, lesson_slugs: frozenset[str] = frozenset()) -> Comment:
     text = checked_body(cfg, body)
-    thread = thread_for(db, slug, create=True)
+    thread = _thread_to_write(db, slug)
     if thread.locked_at is not None:
         raise CommentsError("locked", status=409)
     parent = None
@@ -123,7 +135,7 @@ def set_hidden(db: Session, user: User, comment_id: int, hidden: bool) -> Commen
 
 def set_locked(db: Session, user: User, slug: str, locked: bool) -> CommentThread:
     _moderator(user)
-    thread = thread_for(db, slug, create=True)
+    thread = _thread_to_write(db, slug)
     thread.locked_at, thread.locked_by = (utcnow(), user.id) if locked else (None, None)
     return thread
 
@@ -138,8 +150,8 @@ def mark_helpful(db: Session, user: User, reply_id: int, lesson_slugs: frozenset
     if reply.deleted_at is not None:
         raise CommentsError("deleted", status=409)
     # one statement decides, so two clicks at once cannot both count
-    marked = db.execute(update(Comment).where(Comment.id == reply.id, Comment.helpful_at.is_(None))
-                        .values(helpful_at=utcnow())).rowcount
+    marked = rows_changed(db, update(Comment).where(Comment.id == reply.id, Comment.helpful_at.is_(None))
+                          .values(helpful_at=utcnow()))
     if not marked:
         raise CommentsError("helpful_done", status=409)
     db.refresh(reply)
@@ -163,7 +175,10 @@ def report(db: Session, cfg: CommentsConfig, user: User, comment_id: int, reason
                          created_at=utcnow())
     if new_id is None:
         raise CommentsError("report_done", status=409)
-    return db.get(CommentReport, new_id)
+    stored = db.get(CommentReport, new_id)
+    if stored is None:  # just inserted in this transaction, so only a vanished row gets here
+        raise CommentsError("not_found", status=404)
+    return stored
 
 
 def set_following(db: Session, user: User, slug: str, follow: bool) -> bool:
@@ -193,5 +208,5 @@ def authored_count(db: Session, user: User) -> int:
 def erase_all_by(db: Session, user: User) -> int:
     """Remove the text of every comment ``user`` wrote, as their own delete does (the rows stay so
     replies keep their place); for an account deleted with its contributions."""
-    return db.execute(update(Comment).where(Comment.author_id == user.id, Comment.deleted_at.is_(None))
-                      .values(deleted_at=utcnow(), body="", body_html="")).rowcount or 0
+    return rows_changed(db, update(Comment).where(Comment.author_id == user.id, Comment.deleted_at.is_(None))
+                        .values(deleted_at=utcnow(), body="", body_html=""))

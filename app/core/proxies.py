@@ -12,11 +12,20 @@ uvicorn's off. Starting uvicorn by hand? Pass ``--no-proxy-headers``.
 """
 from __future__ import annotations
 
+from typing import TypedDict
+
 from fastapi import FastAPI
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 UVICORN_ARGS = ["--no-proxy-headers"]  # for command lines that start uvicorn
-UVICORN_OPTIONS = {"proxy_headers": False}  # for uvicorn.run
+
+
+class UvicornOptions(TypedDict):
+    """uvicorn.run's keyword arguments that this module decides (a TypedDict keeps ** type-checked)."""
+    proxy_headers: bool
+
+
+UVICORN_OPTIONS: UvicornOptions = {"proxy_headers": False}  # for uvicorn.run
 
 
 def trusted_hosts(setting: str) -> list[str]:

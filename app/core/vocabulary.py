@@ -150,7 +150,7 @@ CODES: dict[str, Term] = {
     "UNSANDBOXED_COMPILE": Term(_("Compiled without sandbox"), _("Compiled without the sandbox (a development setting).")),
 }
 
-# app/progress/ledger.py SOURCES
+# app/progress/xp/ledger.py SOURCES
 XP_SOURCES: dict[str, Term] = {
     "lesson": Term(_("Lesson completed"), _("XP for completing a lesson.")),
     "exercise_pass": Term(_("Exercise passed"), _("XP for the first submission that passes an exercise.")),

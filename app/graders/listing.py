@@ -10,7 +10,7 @@ import csv
 import datetime as dt
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +41,8 @@ class Filters:
     class_id: int | None = None  # only the learners of this class (app/classes)
 
     @classmethod
-    def parse(cls, params) -> Filters:
-        def day(name):
+    def parse(cls, params: Mapping[str, Any]) -> Filters:
+        def day(name: str) -> dt.date | None:
             try:
                 value = dt.date.fromisoformat((params.get(name) or "").strip()) if params.get(name) else None
             except ValueError:
@@ -68,12 +68,12 @@ def parse_class(value: Any) -> int | None:
     return int(text) if text.isdigit() and len(text) < 19 else None
 
 
-def class_learners(class_id: int) -> Select[tuple[int]]:
+def class_learners(class_id: int) -> Select[int]:
     """The learner ids of a class, as a subquery (no rows for an unknown class)."""
     return select(ClassMember.user_id).where(ClassMember.class_id == class_id, ClassMember.role == "learner")
 
 
-def flags_of(result: dict | None) -> list[str]:
+def flags_of(result: dict[str, Any] | None) -> list[str]:
     if not result:
         return []
     codes = [f.get("code") for f in result.get("flags") or [] if f.get("code") in REVIEW_FLAGS]
@@ -83,12 +83,13 @@ def flags_of(result: dict | None) -> list[str]:
     return codes
 
 
-def _speedup(result: dict | None, against: str) -> dict | None:
+def _speedup(result: dict[str, Any] | None, against: str) -> dict[str, Any] | None:
     """The speedup at the largest timing size (the one tiers are judged on)."""
     rows = [s for s in (result or {}).get("speedups") or [] if s.get("against") == against]
     if not rows:
         return None
-    return max(rows, key=lambda s: sum((s.get("size") or {}).values()))
+    largest: dict[str, Any] = max(rows, key=lambda s: sum((s.get("size") or {}).values()))
+    return largest
 
 
 def list_rows(db: Session, filters: Filters) -> list[dict[str, Any]]:

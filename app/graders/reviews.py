@@ -14,7 +14,7 @@ exercise is the pass XP if any of their submissions for it has the effective ver
 each speed tier met by such a submission whose engine Result says it was met (an overridden wrong
 answer earns the pass, never tiers it did not measure). One compensating ledger entry brings what
 the ledger pays for the exercise to that target, so the total always equals the sum of an
-append-only ledger (app.progress.exercise_xp; a new grading after an override re-balances the same
+append-only ledger (app.progress.xp; a new grading after an override re-balances the same
 way: app.submissions.reviews.rebalance_after_grading).
 
 Concurrency: an override first takes the learner's row lock (an UPDATE of the user row: a row
@@ -26,6 +26,7 @@ nothing: no second audit row, ledger entry, event or notification.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from sqlalchemy import update
 from sqlalchemy.orm import Session
@@ -33,10 +34,11 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.core import vocabulary
 from app.core.clock import utcnow
-from app.graders.messages import ReviewError
-from app.progress import ledger
-from app.progress.exercise_xp import compensate, lock_learner, override_reference
+from app.core.db import rows_changed
+from app.graders.messages import ReviewError as ReviewError  # re-exported: the routes raise it too
+from app.progress import xp
 from app.progress.grading import record_verdict_override
+from app.progress.xp import compensate, lock_learner, override_reference
 from app.submissions import states
 from app.submissions.models import Submission, SubmissionReview
 from app.submissions.reviews import effective_verdict, exercise_submission_ids, reviews_for
@@ -91,6 +93,8 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
     if row.state != states.DONE:
         raise ReviewError("not_graded", status=409)
     learner = lock_learner(db, row.user_id)
+    if learner is None:  # the learner's account went while the submission row stayed
+        raise ReviewError("not_found", status=404)
     trail = reviews_for(db, [row.id])[row.id]
     before = effective_verdict(row, trail)
     if before == verdict:
@@ -98,7 +102,7 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
         if latest is not None:
             return latest, False
         raise ReviewError("same_verdict", status=409)
-    total_before = ledger.total_xp(db, learner)
+    total_before = xp.total_xp(db, learner)
     entry = SubmissionReview(submission_id=row.id, grader_id=grader.id, grader_name=grader.username,
                              kind="override", verdict_before=before, verdict_after=verdict, reason=reason,
                              xp_delta=0, created_at=utcnow())
@@ -108,7 +112,7 @@ def override_once(db: Session, grader: User, sub_id: int, verdict: str, reason: 
                                     after=verdict, at=entry.created_at, lesson_slugs=lesson_slugs)
     compensate(db, learner, row.exercise_id, exercise_submission_ids(db, learner.id, row.exercise_id),
                f"override {before}->{verdict}: {reason}", override_reference(row.id, entry.id))
-    entry.xp_delta = ledger.total_xp(db, learner) - total_before
+    entry.xp_delta = xp.total_xp(db, learner) - total_before
     verdict_changed(db, entry, learner.id)
     db.flush()
     return entry, True
@@ -129,23 +133,24 @@ def rerun(db: Session, grader: User, sub_id: int, reason: str) -> SubmissionRevi
     db.add(entry)
     now = utcnow()
     # compare-and-set: only if it is still finished (a dispatcher may not hold it)
-    changed = db.execute(update(Submission).where(Submission.id == row.id,
-                                                  Submission.state.in_((states.DONE, states.AWAITING_GPU)))
-                         .values(state=states.QUEUED, verdict=None, result=None, lease_owner=None,
-                                 lease_expires_at=None, lane=None, started_at=None, finished_at=None,
-                                 attempts=0, recorded=False, updated_at=now,
-                                 compile_ms=None)).rowcount  # compiled again before a GPU runs it
+    changed = rows_changed(db, update(Submission).where(Submission.id == row.id,
+                                                        Submission.state.in_((states.DONE, states.AWAITING_GPU)))
+                           .values(state=states.QUEUED, verdict=None, result=None, lease_owner=None,
+                                   lease_expires_at=None, lane=None, started_at=None, finished_at=None,
+                                   attempts=0, recorded=False, updated_at=now,
+                                   compile_ms=None))  # compiled again before a GPU runs it
     if changed != 1:
         raise ReviewError("already_queued", status=409)
     db.flush()
     return entry
 
 
-def review_json(r: SubmissionReview) -> dict:
+def review_json(r: SubmissionReview) -> dict[str, Any]:
     return {"id": r.id, "kind": r.kind, "grader": r.grader_name, "verdict_before": r.verdict_before,
             "verdict_after": r.verdict_after, "reason": r.reason, "xp_delta": r.xp_delta,
             "created_at": r.created_at.isoformat() + "Z" if r.created_at else None}
 
 
-def result_of(row: Submission) -> dict | None:
-    return json.loads(row.result) if row.result else None
+def result_of(row: Submission) -> dict[str, Any] | None:
+    result: dict[str, Any] | None = json.loads(row.result) if row.result else None
+    return result

@@ -12,6 +12,7 @@ import statistics
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -49,7 +50,7 @@ class ExerciseReport:
     median_to_pass: dt.timedelta | None = None
 
 
-def parse_min(value) -> int:
+def parse_min(value: object) -> int:
     try:
         n = int(str(value or DEFAULT_MIN_FAILURES).strip())
     except ValueError:
@@ -80,7 +81,7 @@ def report(db: Session, *, min_failures: int = DEFAULT_MIN_FAILURES, now: dt.dat
             except (ValueError, AttributeError):
                 codes[sid] = None
 
-    per: dict[str, dict[int, list]] = {}
+    per: dict[str, dict[int, list[tuple[Any, str | None]]]] = {}  # exercise -> learner -> (row, verdict)
     names: dict[int, str] = {}
     for r in rows:
         verdict = effective_verdict(r, trail.get(r.id, [])) if r.state == "done" else None
@@ -90,7 +91,9 @@ def report(db: Session, *, min_failures: int = DEFAULT_MIN_FAILURES, now: dt.dat
     out = []
     for ex in sorted(per):
         rep = ExerciseReport(ex)
-        verdicts, msg_codes, to_pass = Counter(), Counter(), []
+        verdicts: Counter[str | None] = Counter()
+        msg_codes: Counter[str | None] = Counter()
+        to_pass: list[dt.timedelta] = []
         for user_id, attempts in per[ex].items():
             passed_at = next((r.created_at for r, v in attempts if v == "PASSED"), None)
             if passed_at is not None:

@@ -39,7 +39,7 @@ def gettext_for(lang: str) -> Callable[[str], str]:
     return translations(lang).gettext
 
 
-def ngettext_for(lang: str):
+def ngettext_for(lang: str) -> Callable[[str, str, int], str]:
     return translations(lang).ngettext
 
 

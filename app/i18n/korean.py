@@ -14,6 +14,8 @@ looked through: "“오답”(으)로" judges 답.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 RIEUL = 8  # jongseong index of ㄹ: "(으)로" takes 로 after it, as after a vowel
 _PARTICLES = {"을/를": ("을", "를"), "이/가": ("이", "가"), "은/는": ("은", "는"), "과/와": ("과", "와"),
@@ -97,14 +99,14 @@ def fix_particles(text: str) -> str:
 class KoreanText(str):
     """A Korean catalog string: formatting it also settles its particles."""
 
-    def __mod__(self, values):
+    def __mod__(self, values: Any) -> str:
         return fix_particles(str.__mod__(self, values))
 
-    def format(self, *args, **kwargs):
+    def format(self, *args: object, **kwargs: object) -> str:
         return fix_particles(str.format(self, *args, **kwargs))
 
 
-def korean_gettext(gettext):
+def korean_gettext(gettext: Callable[[str], str]) -> Callable[[str], str]:
     def _(message: str) -> str:
         text = gettext(message)
         if not _PATTERN.search(text):

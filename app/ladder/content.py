@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -63,12 +64,12 @@ class LadderContent:
         return [r for r in self.rungs if first <= r.number <= last]
 
 
-def load_descriptions(path: Path) -> dict[str, dict]:
+def load_descriptions(path: Path) -> dict[str, dict[str, Any]]:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else {}
     return data if isinstance(data, dict) else {}
 
 
-def notes_paragraphs(text: str, section_re: re.Pattern = _RUNG_SECTION) -> dict[str, str]:
+def notes_paragraphs(text: str, section_re: re.Pattern[str] = _RUNG_SECTION) -> dict[str, str]:
     """{stem: markdown} for each **NN_stem** paragraph of the "Rung by rung" section."""
     section = section_re.search(text)
     if not section:
@@ -82,7 +83,7 @@ def notes_paragraphs(text: str, section_re: re.Pattern = _RUNG_SECTION) -> dict[
     return out
 
 
-def _fallback_text(value, rung: Rung) -> dict[str, str]:
+def _fallback_text(value: object, rung: Rung) -> dict[str, str]:
     """A missing language falls back to the other one, and both to the rung header's summary."""
     value = value if isinstance(value, dict) else {}
     en = str(value.get("en") or value.get("ko") or rung.title)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 from app.ladder.content import ContentStore
 from app.ladder.present import lesson_block
@@ -33,9 +34,11 @@ def content_store(ladder_dir: Path) -> ContentStore:
         return store
 
 
-def render_embed(spec: str, documents: list[dict], ladder_dir: Path, lang: str) -> str:
+def render_embed(spec: str, documents: list[dict[str, Any]], ladder_dir: Path, lang: str) -> str:
     bounds = parse_range(spec)
-    rungs = content_store(ladder_dir).get().select(*bounds) if bounds else []
+    if bounds is None:
+        return ""  # a malformed range renders nothing, like one that matches no rung
+    rungs = content_store(ladder_dir).get().select(*bounds)
     if not rungs:
         return ""  # a range that matches no rung renders nothing (tests pin the lessons' ranges)
     return lesson_block(rungs, newest_ladder(documents), lang, chart_id=f"ladder-{bounds[0]:02d}-{bounds[1]:02d}")

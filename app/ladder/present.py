@@ -6,6 +6,7 @@ here. Labels are gettext strings, so a page is rendered per language.
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
 from app.i18n import gettext_for
 from app.ladder import charts
@@ -33,14 +34,14 @@ def texts(lang: str) -> dict[str, str]:
     }
 
 
-def _pct(value) -> str:
+def _pct(value: Any) -> str:  # a JSON value
     try:
         return f"{float(value) * 100:.1f} %"
     except (TypeError, ValueError):
         return "—"
 
 
-def _int(value) -> str:
+def _int(value: Any) -> str:  # a JSON value
     try:
         return f"{int(value):,}"
     except (TypeError, ValueError):
@@ -104,7 +105,7 @@ def rung_table(rung: RungText, results: LadderResults, lang: str) -> str:
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
-def _ms(value) -> str:
+def _ms(value: Any) -> str:  # a JSON value
     try:
         return f"{float(value):,.3f}"
     except (TypeError, ValueError):

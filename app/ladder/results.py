@@ -14,13 +14,14 @@ wait takes 8 us. Files from before the ladder timed cuBLAS that way (``baseline_
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 BASELINES = {"f32": "cublas_sgemm", "f16": "cublas_hgemm"}
 BASELINE_NAMES = {"cublas_sgemm": "cuBLAS SGEMM", "cublas_hgemm": "cuBLAS HGEMM"}
 UNHELD_TRUSTED_MS = 1.0  # see the module's docstring
 
 
-def size_key(size) -> str:
+def size_key(size: object) -> str:
     """``{"M": 4096, "N": 4096, "K": 4096}`` -> "4096"; a non-square size -> "M×N×K"."""
     if isinstance(size, dict) and size:
         values = [str(v) for v in size.values()]
@@ -28,7 +29,7 @@ def size_key(size) -> str:
     return str(size or "")
 
 
-def _volume(size) -> float:
+def _volume(size: object) -> float:
     product = 1.0
     for value in (size or {}).values() if isinstance(size, dict) else ():
         try:
@@ -40,10 +41,10 @@ def _volume(size) -> float:
 
 @dataclass
 class LadderResults:
-    gpu: dict
+    gpu: dict[str, Any]
     date: str
     sizes: list[str]                                     # size keys, smallest problem first
-    by_kernel: dict[str, dict[str, dict]] = field(default_factory=dict)  # kernel -> size key -> entry
+    by_kernel: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # kernel -> size key -> entry
     clocks_held: bool | None = None  # True: SM clocks held in every timing window; None: not recorded
 
     @property
@@ -55,7 +56,7 @@ class LadderResults:
         """The size the overview chart shows: 4096 when measured, else the largest size."""
         return "4096" if "4096" in self.sizes else (self.sizes[-1] if self.sizes else "")
 
-    def entry(self, kernel: str, size: str) -> dict | None:
+    def entry(self, kernel: str, size: str) -> dict[str, Any] | None:
         return self.by_kernel.get(kernel, {}).get(size)
 
     def rate(self, kernel: str, size: str) -> float | None:
@@ -84,12 +85,12 @@ class LadderResults:
             return None
         return _number(entry.get("vs_baseline"))
 
-    def any_entry(self, kernel: str) -> dict | None:
+    def any_entry(self, kernel: str) -> dict[str, Any] | None:
         entries = self.by_kernel.get(kernel) or {}
         return next(iter(entries.values()), None)
 
 
-def _number(value) -> float | None:
+def _number(value: Any) -> float | None:  # a JSON value
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -97,7 +98,7 @@ def _number(value) -> float | None:
     return number if number == number and number not in (float("inf"), float("-inf")) else None
 
 
-def newest_ladder(documents: list[dict]) -> LadderResults | None:
+def newest_ladder(documents: list[dict[str, Any]]) -> LadderResults | None:
     """The newest ladder results among parsed results documents, or None when there are none."""
     ladders = [d for d in documents if d.get("kind") == "ladder" and isinstance(d.get("entries"), list)]
     if not ladders:
@@ -107,7 +108,7 @@ def newest_ladder(documents: list[dict]) -> LadderResults | None:
     gpu = of_date[-1].get("gpu") or {}
     # The last file of the date (sorted by name) names the GPU; others of that date must match it.
     of_date = [d for d in of_date if (d.get("gpu") or {}).get("name") == gpu.get("name")]
-    by_kernel: dict[str, dict[str, dict]] = {}
+    by_kernel: dict[str, dict[str, dict[str, Any]]] = {}
     volumes: dict[str, float] = {}
     for doc in of_date:
         for entry in doc["entries"]:

@@ -11,8 +11,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+import yaml
 from pydantic import ValidationError
 
 from app.core.config import LANGUAGES
@@ -50,7 +51,7 @@ class LessonText:
     summary: str
     body: str
     body_line: int  # 1-based line in the file where the body starts
-    _rendered: dict = field(default_factory=dict, repr=False)
+    _rendered: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def word_count(self) -> int:
@@ -122,7 +123,7 @@ class Snapshot:
         return [p for p in self.problems if p.severity == "error"]
 
 
-def _pydantic_problems(path: Path, exc: ValidationError, node, line_offset: int = 0) -> list[Problem]:
+def _pydantic_problems(path: Path, exc: ValidationError, node: yaml.Node | None, line_offset: int = 0) -> list[Problem]:
     problems = []
     for err in exc.errors():
         loc = tuple(err["loc"])
@@ -179,7 +180,8 @@ def _load_text(path: Path, lang: str) -> tuple[LessonText | None, list[Problem]]
     return LessonText(lang, path, fm.title.strip(), fm.summary.strip(), body, end + 2), []
 
 
-def _cross_checks(lesson: Lesson, meta_path: Path, meta_node, static_dir: Path, kernels_dir: Path) -> list[Problem]:
+def _cross_checks(lesson: Lesson, meta_path: Path, meta_node: yaml.Node | None, static_dir: Path,
+                  kernels_dir: Path) -> list[Problem]:
     """Warnings: the two languages should mirror each other; referenced files should exist."""
     problems: list[Problem] = []
     texts = list(lesson.texts.values())

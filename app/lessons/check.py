@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from app.lessons import claims
 from app.lessons.catalog import IMAGE, Lesson, Problem, load_catalog
 from app.lessons.codecheck import CompilerUnavailable, check_lesson_code, code_blocks, normalized
@@ -119,7 +121,7 @@ def _equal_korean(lesson: Lesson, parts: dict[str, Structure]) -> list[Problem]:
     return problems
 
 
-def _check_claims(lesson: Lesson, glossary, static_dir: Path) -> list[Problem]:
+def _check_claims(lesson: Lesson, glossary: list[tuple[str, list[str]]], static_dir: Path) -> list[Problem]:
     problems = []
     for lang, text in lesson.texts.items():
         found = claims.speed_claims(text.body, text.body_line, lang) + claims.jargon(text.body, text.body_line)
@@ -153,7 +155,7 @@ def _check_size_classes(kernels_dir: Path, exercises: set[str]) -> list[Problem]
     return problems
 
 
-def _yaml_node(path: Path):
+def _yaml_node(path: Path) -> yaml.Node | None:
     try:
         return load_with_nodes(path.read_text(encoding="utf-8"))[1]
     except (OSError, UnicodeDecodeError, YamlError):
@@ -197,10 +199,10 @@ def _check_links(lesson: Lesson, static_dir: Path, slugs: dict[str, bool]) -> li
     return problems
 
 
-def _raw_yaml_url(node, index: int) -> str | None:
+def _raw_yaml_url(node: yaml.Node | None, index: int) -> str | None:
     """The url as written in lesson.yaml (pydantic has already percent-encoded spaces)."""
-    import yaml
-
+    if node is None:
+        return None
     try:
         for key, value in node.value:
             if key.value == "links" and isinstance(value, yaml.SequenceNode):

@@ -20,9 +20,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from markdown_it import MarkdownIt
 from mdit_py_plugins.container import container_plugin
@@ -57,14 +58,14 @@ class Claim:
     message: str
 
 
-def _blocks(body: str, body_line: int):
+def _blocks(body: str, body_line: int) -> list[tuple[str, int, str]]:
     """(kind, line, raw text) for every paragraph, heading and table outside measured containers.
 
     raw text keeps link targets (the marker is a link); code spans are blanked.
     """
     tokens = _PARSER.parse(body)
     lines = body.split("\n")
-    out = []
+    out: list[tuple[str, int, str]] = []
     skip = 0
     i = 0
     while i < len(tokens):
@@ -94,7 +95,7 @@ def _clean(raw: str) -> str:
 def speed_claims(body: str, body_line: int, lang: str) -> list[Claim]:
     anchor = SOURCES_ANCHOR[lang]
     problems = []
-    previous = None
+    previous: tuple[str, int, str] | None = None  # the block before this one: (kind, line, text)
     for kind, line, raw in _blocks(body, body_line):
         if kind == "heading" and raw.lstrip("# ").strip() == SOURCES_HEADING[lang]:
             break  # the sources section is what the markers point at: its numbers name their source
@@ -236,7 +237,7 @@ def _is_prime(n: int) -> bool:
 
 # Each class a learner's kernel may branch on; a spec's ``size_classes:`` names, for every class,
 # one of its correctness sizes that has the property.
-SIZE_CLASSES = {
+SIZE_CLASSES: dict[str, tuple[str, Callable[[dict[str, int]], bool]]] = {
     "one": ("a dimension equal to 1", lambda s: any(v == 1 for v in s.values())),
     "prime": ("a dimension that is an odd prime >= 11 (no vector width or tile divides it)",
               lambda s: any(_is_prime(v) and v >= 11 for v in s.values())),
@@ -253,14 +254,14 @@ SIZE_CLASSES = {
 }
 
 
-def size_class_claims(spec_raw: dict) -> list[str]:
+def size_class_claims(spec_raw: dict[str, Any]) -> list[str]:
     """Problems with a spec's ``size_classes`` (messages); [] when every class is covered."""
     correctness = [dict(s) for s in ((spec_raw.get("sizes") or {}).get("correctness") or []) if isinstance(s, dict)]
     listed = spec_raw.get("size_classes")
     if not isinstance(listed, dict):
         return [Said(_("size_classes is missing: list one correctness size for each class (%(classes)s)"),
                      classes=", ".join(SIZE_CLASSES))]
-    problems = []
+    problems: list[str] = []
     for name, (meaning, holds) in SIZE_CLASSES.items():
         size = listed.get(name)
         if not isinstance(size, dict):

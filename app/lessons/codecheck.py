@@ -41,7 +41,12 @@ def code_blocks(body: str, body_line: int) -> list[CodeBlock]:
 def normalized(code: str) -> str:
     """Code without comments and whitespace; string literals (they may hold '//') kept."""
     strings: list[str] = []
-    code = _STRINGS.sub(lambda m: strings.append(m.group(0)) or f"\0{len(strings) - 1}\0", code)
+
+    def set_aside(m: re.Match[str]) -> str:  # a literal becomes \0N\0 until the comments are gone
+        strings.append(m.group(0))
+        return f"\0{len(strings) - 1}\0"
+
+    code = _STRINGS.sub(set_aside, code)
     code = _COMMENTS.sub("", code)
     code = re.sub(r"\s+", "", code)
     return re.sub(r"\0(\d+)\0", lambda m: strings[int(m.group(1))], code)

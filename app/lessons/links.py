@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
@@ -41,7 +42,7 @@ class LinkRef:
 
 @dataclass(frozen=True)
 class Verdict:
-    severity: str  # "error" | "warning"
+    severity: Literal["error", "warning"]
     message: str
 
 

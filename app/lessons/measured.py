@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from html import escape
 from html import unescape as html_unescape
 from pathlib import Path
+from typing import Any
 
 from app.core.filecache import FileCache, listing
 from app.i18n import gettext_for
@@ -35,10 +36,10 @@ def _text(lang: str) -> dict[str, str]:
 class Measurement:
     gpu: str
     date: str
-    entries: list[dict]
+    entries: list[dict[str, Any]]
 
 
-def _read_results(results_dir: Path) -> list[dict]:
+def _read_results(results_dir: Path) -> list[dict[str, Any]]:
     documents = []
     for path in sorted(results_dir.glob("*.json")) if results_dir.is_dir() else []:
         try:
@@ -51,10 +52,10 @@ def _read_results(results_dir: Path) -> list[dict]:
     return documents
 
 
-def newest_for(documents: list[dict], exercise: str) -> Measurement | None:
+def newest_for(documents: list[dict[str, Any]], exercise: str) -> Measurement | None:
     """Entries for ``exercise`` from the newest date that has any (files of that date merged)."""
     best_date = ""
-    best: list[tuple[dict, dict]] = []
+    best: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for doc in documents:
         if doc.get("kind") == "ladder":  # the GEMM ladder's rungs have their own block (::: ladder)
             continue
@@ -72,14 +73,14 @@ def newest_for(documents: list[dict], exercise: str) -> Measurement | None:
     return Measurement(gpu, best_date, [e for _, e in best])
 
 
-def _fmt(value, digits: int) -> str:
+def _fmt(value: Any, digits: int) -> str:  # value: a JSON number, or anything else (shown as "—")
     try:
         return f"{float(value):,.{digits}f}"
     except (TypeError, ValueError):
         return "—"
 
 
-def _size(size) -> str:
+def _size(size: Any) -> str:  # a JSON size object, or a plain value
     if isinstance(size, dict) and size:
         if len(set(size.values())) == 1:  # a square problem reads better as M = N = K = 2048
             return escape(" = ".join(list(map(str, size)) + [str(next(iter(size.values())))]))
@@ -87,11 +88,11 @@ def _size(size) -> str:
     return escape(str(size or ""))
 
 
-def gpu_of(doc: dict) -> str:
+def gpu_of(doc: dict[str, Any]) -> str:
     return str((doc.get("gpu") or {}).get("name") or "GPU")
 
 
-def for_gpu(documents: list[dict], preferred: str) -> list[dict]:
+def for_gpu(documents: list[dict[str, Any]], preferred: str) -> list[dict[str, Any]]:
     """The results of one GPU: the one this server grades on (``preferred`` is part of its name, any
     case), else the GPU of the newest results. Every page then shows one GPU's numbers."""
     wanted = preferred.strip().lower()
@@ -102,7 +103,7 @@ def for_gpu(documents: list[dict], preferred: str) -> list[dict]:
     return [d for d in documents if gpu_of(d) == gpu_of(newest)]
 
 
-def others_line(all_documents: list[dict], shown: list[dict], kind: str | None, lang: str) -> str:
+def others_line(all_documents: list[dict[str, Any]], shown: list[dict[str, Any]], kind: str | None, lang: str) -> str:
     """"Also measured: NVIDIA H200 (2026-11-22)" for the GPUs whose numbers are not the ones shown."""
     shown_gpus = {gpu_of(d) for d in shown}
     seen: dict[str, str] = {}
@@ -134,7 +135,7 @@ LABELS_KO = {
 }
 
 
-def row_label(entry: dict, lang: str) -> str:
+def row_label(entry: dict[str, Any], lang: str) -> str:
     label = str(entry.get("label") or entry.get("kernel", ""))
     return LABELS_KO.get(label, label) if lang == "ko" else label
 
@@ -163,14 +164,15 @@ def _chart(measurement: Measurement, t: dict[str, str], lang: str = "en") -> str
     """The table's work rates as bars, grouped by size (a heading row per size)."""
     rows: list[charts.Row] = []
     units = set()
-    by_size: dict[str, list[dict]] = {}
+    by_size: dict[str, list[dict[str, Any]]] = {}
     for e in measurement.entries:
         by_size.setdefault(html_unescape(_size(e.get("size"))), []).append(e)
     for size, entries in by_size.items():
         rows.append(charts.Row(label=size, heading=True))
         for e in entries:
+            rate = e.get("work_rate")
             try:
-                value = float(e.get("work_rate"))
+                value = float(rate) if rate is not None else None
             except (TypeError, ValueError):
                 value = None
             units.add(str(e.get("unit", "")))
@@ -186,8 +188,8 @@ def _chart(measurement: Measurement, t: dict[str, str], lang: str = "en") -> str
 
 @dataclass
 class _Loaded:
-    all: list[dict]  # every results file
-    documents: list[dict]  # those of the shown GPU
+    all: list[dict[str, Any]]  # every results file
+    documents: list[dict[str, Any]]  # those of the shown GPU
     html: dict[tuple[str, str], str] = field(default_factory=dict)  # (marker key, lang) -> HTML
 
 
@@ -214,7 +216,7 @@ class ResultsStore:
         return self._files.version
 
     @property
-    def documents(self) -> list[dict]:
+    def documents(self) -> list[dict[str, Any]]:
         """The parsed results files of the shown GPU."""
         return self._files.get(None).documents
 

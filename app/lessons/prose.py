@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from mdit_py_plugins.container import container_plugin
 
 HANGUL_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
@@ -42,7 +43,7 @@ class Structure:
         return sum(s.hangul for s in self.sections)
 
 
-def _prose(inline) -> str:
+def _prose(inline: Token) -> str:
     """Reader-visible text of an inline token: text and inline code, not URLs or image alt text."""
     parts = []
     for child in inline.children or []:

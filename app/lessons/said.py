@@ -25,7 +25,8 @@ class Said(str):
         self.template, self.params = template, params
         return self
 
-    def __reduce__(self):  # a str subclass with its own constructor arguments
+    # a str subclass with its own constructor arguments: pickled as the call that makes it again
+    def __reduce__(self) -> tuple[Callable[[str, dict[str, Any]], Said], tuple[str, dict[str, Any]]]:
         return (_said, (self.template, self.params))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TypedDict
 
 from app.lessons.catalog import FOLDER_PATTERN
 from app.lessons.schema import SLUG_PATTERN
@@ -56,7 +57,20 @@ _KERNEL = '''extern "C" __global__ void scale(float* x, float a, int n)
     if (i < n) x[i] *= a;
 }}'''
 
-_TEXT = {
+class _Skeleton(TypedDict):
+    """One language's paragraphs of a new lesson's skeleton."""
+    summary: str
+    sections: list[tuple[str, str]]  # (heading, paragraph)
+    comment: str
+    fragment_title: str
+    kernel_title: str
+    exercise_heading: str
+    exercise: str
+    exercise_more: str
+    note: str
+
+
+_TEXT: dict[str, _Skeleton] = {
     "en": {
         "summary": "One or two sentences: what the reader will be able to do after this lesson.",
         "sections": [

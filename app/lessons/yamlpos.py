@@ -31,7 +31,7 @@ def line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
     """1-based line of the node at a pydantic error location; the nearest parent if absent."""
     if node is None:
         return 1
-    line = node.start_mark.line + 1
+    line: int = node.start_mark.line + 1
     for key in loc:
         child = None
         if isinstance(node, yaml.MappingNode):

@@ -51,8 +51,8 @@ def resource(body: dict[str, Any]) -> str | None:
     """The resource a link opens: the custom parameter ``resource`` that Deep Linking stored with the
     link, else ``?resource=`` on the target link URI (a link typed into the LMS by hand)."""
     custom = body.get(LTI + "custom")
-    if isinstance(custom, dict) and isinstance(custom.get("resource"), str):
-        return custom["resource"]
+    if isinstance(custom, dict) and isinstance(resource := custom.get("resource"), str):
+        return resource
     target = body.get(LTI + "target_link_uri")
     if isinstance(target, str):
         found = parse_qs(urlsplit(target).query).get("resource")

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from app.core.config import Settings
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     lti = sub.add_parser("lti", help="LTI 1.3: register an LMS, list registrations, rotate our signing key")
     lti_sub = lti.add_subparsers(dest="lti_command", required=True)
     reg = lti_sub.add_parser("register", help="register a platform (the values come from the LMS)")

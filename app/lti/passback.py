@@ -28,7 +28,7 @@ from pylti1p3.exception import LtiException
 from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem
 from pylti1p3.service_connector import ServiceConnector
-from sqlalchemy import or_, select, update
+from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
@@ -111,7 +111,7 @@ class Claimed:
     assignment_id: int
 
 
-def _due(now: dt.datetime):
+def _due(now: dt.datetime) -> tuple[ColumnElement[bool], ...]:
     return (LtiScore.version > LtiScore.sent_version, LtiScore.next_try_at <= now,
             or_(LtiScore.lease_owner.is_(None), LtiScore.lease_expires_at < now))
 

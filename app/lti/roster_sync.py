@@ -9,6 +9,7 @@ first launch.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import requests
 from pylti1p3.exception import LtiException
@@ -28,7 +29,7 @@ from app.lti.tool_config import registration_for
 log = logging.getLogger(__name__)
 
 
-def fetch_members(db: Session, platform: LtiPlatform, context: LtiContext) -> list[dict]:
+def fetch_members(db: Session, platform: LtiPlatform, context: LtiContext) -> list[dict[str, Any]]:
     if not context.memberships_url:
         raise LtiError("no_roster", status=409)
     connector = ServiceConnector(registration_for(db, platform))

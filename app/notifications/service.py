@@ -13,9 +13,9 @@ reasons apply and however often the code runs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVarTuple
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import Select, and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -49,14 +49,15 @@ def set_mode(db: Session, user: User, mode: str) -> str:
     return mode
 
 
-def comment_posted(db: Session, comment, parent) -> int:
+def comment_posted(db: Session, comment: Comment, parent: Comment | None) -> int:
     """Create the notifications a new comment causes; returns how many were created."""
     recipients: dict[int, str] = {}
     if parent is not None and parent.author_id is not None:
         recipients[parent.author_id] = "reply"
     for user_id in db.scalars(select(CommentFollow.user_id).where(CommentFollow.thread_id == comment.thread_id)):
         recipients.setdefault(user_id, "thread")
-    recipients.pop(comment.author_id, None)  # never for one's own action
+    if comment.author_id is not None:
+        recipients.pop(comment.author_id, None)  # never for one's own action
     if not recipients:
         return 0
     off = set(db.scalars(select(NotificationPreference.user_id).where(
@@ -93,7 +94,10 @@ def board_struck(db: Session, strike: BoardStrike, learner_id: int) -> bool:
 boards.STRUCK.append(board_struck)  # app.classes.boards.strike calls it for every new strike
 
 
-def _visible(query):
+_Row = TypeVarTuple("_Row")  # the selected columns, kept by the filter
+
+
+def _visible(query: Select[*_Row]) -> Select[*_Row]:
     """Only notifications that can still be read: a verdict change, a strike, or a comment not hidden or deleted."""
     return query.outerjoin(Comment, Comment.id == Notification.comment_id).where(or_(
         Notification.review_id.is_not(None), Notification.strike_id.is_not(None),

@@ -25,7 +25,7 @@ def own_history(db: Session, user_id: int, exercise_id: str, lang: str) -> list[
     for row in rows:
         result = json.loads(row.result) if row.result else {}
         verdict = effective_verdict(row, reviews[row.id]) if row.state == "done" else None
-        speedups: dict[str, dict] = {}
+        speedups: dict[str, dict[str, Any]] = {}
         for s in result.get("speedups") or []:
             current = speedups.get(s.get("against"))
             if current is None or sum(s["size"].values()) >= sum(current["size"].values()):

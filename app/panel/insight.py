@@ -6,6 +6,7 @@ hints with links to the lesson section that explains them. Pure functions of the
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 from xml.sax.saxutils import escape as _xml_escape
 
@@ -82,7 +83,7 @@ SHOWN_CLASSES = ("global_load", "global_store", "shared_load", "shared_store", "
                  "tensor", "local_load", "local_store", "compare", "predicated_memory")
 
 
-def lesson_link(folder: str, heading: dict, lang: str) -> dict | None:
+def lesson_link(folder: str, heading: dict[str, Any], lang: str) -> dict[str, Any] | None:
     slug = LESSON_SLUGS.get(folder) or folder.split("-", 1)[-1]
     title = (heading or {}).get(lang) or (heading or {}).get("en")
     if not title:
@@ -101,7 +102,7 @@ def _num(v: float | None, digits: int = 3) -> str:
     return f"{v:.{digits}g}"
 
 
-def present_insight(insight: dict | None, source: str | None, lang: str, *, can_profile: bool = False) -> dict | None:
+def present_insight(insight: dict[str, Any] | None, source: str | None, lang: str, *, can_profile: bool = False) -> dict[str, Any] | None:
     if not insight or not isinstance(insight, dict):
         return None
     t = gettext_for(lang)
@@ -141,7 +142,7 @@ def present_insight(insight: dict | None, source: str | None, lang: str, *, can_
     return out
 
 
-def _occupancy(o: dict | None, t) -> dict | None:
+def _occupancy(o: dict[str, Any] | None, t: Callable[[str], str]) -> dict[str, Any] | None:
     if not o:
         return None
     limited = [t(LIMITS.get(k, k)) for k in o.get("limited_by") or []]
@@ -183,7 +184,7 @@ SUMMARY_WITH_FRACTION = (
 NO_CEILINGS = _("No ceilings have been measured on this GPU yet, so only the intensity is shown.")
 
 
-def _roofline(r: dict, lang: str, t) -> dict:
+def _roofline(r: dict[str, Any], lang: str, t: Callable[[str], str]) -> dict[str, Any]:
     ceil = r.get("ceilings")
     points = r.get("points") or []
     mine = next((p for p in points if p.get("kernel") == "learner"), None)
@@ -210,7 +211,7 @@ def _roofline(r: dict, lang: str, t) -> dict:
     return out
 
 
-def roofline_svg(r: dict, lang: str, t) -> str:
+def roofline_svg(r: dict[str, Any], lang: str, t: Callable[[str], str]) -> str:
     ceil = r["ceilings"]
     bw, fp32, tc = float(ceil["dram_gbs"]), float(ceil["fp32_gflops"]), ceil.get("tensor_gflops")
     top_rate = max([fp32, float(tc or 0)] + [p["gflops"] for p in r["points"]])
@@ -278,7 +279,7 @@ def roofline_svg(r: dict, lang: str, t) -> str:
     return "".join(parts)
 
 
-def bandwidth_svg(r: dict, lang: str, t) -> str:
+def bandwidth_svg(r: dict[str, Any], lang: str, t: Callable[[str], str]) -> str:
     """A problem with no arithmetic: bars of GB/s under the DRAM bandwidth."""
     bw = float(r["ceilings"]["dram_gbs"])
     rows = r["points"]
@@ -308,7 +309,7 @@ def _pow(e: int) -> str:
     return {-3: "0.001", -2: "0.01", -1: "0.1", 0: "1", 1: "10", 2: "100", 3: "1k", 4: "10k", 5: "100k", 6: "1M", 7: "10M"}.get(e, f"1e{e}")
 
 
-def _counters(c: dict | None, lang: str, t) -> dict:
+def _counters(c: dict[str, Any] | None, lang: str, t: Callable[[str], str]) -> dict[str, Any]:
     if not c:
         return {"available": False, "text": "", "rows": [], "not_run": True}
     if not c.get("available"):
@@ -325,13 +326,13 @@ def _counters(c: dict | None, lang: str, t) -> dict:
     return {"available": True, "rows": rows, "size": size, "tool": c.get("tool") or "", "text": "", "not_run": False}
 
 
-def sass_diff(old_result: str | None, new_result: str | None, old_name: str, new_name: str, lang: str) -> dict | None:
+def sass_diff(old_result: str | None, new_result: str | None, old_name: str, new_name: str, lang: str) -> dict[str, Any] | None:
     """Counts per class and the instruction text diff of two submissions' SASS, when both have it."""
     import json
 
     from kernels.engine.insight import sass as sass_mod
 
-    def load(raw):
+    def load(raw: str | None) -> dict[str, Any] | None:
         try:
             s = ((json.loads(raw) if raw else {}).get("insight") or {}).get("sass") or {}
         except (ValueError, AttributeError):
@@ -346,7 +347,7 @@ def sass_diff(old_result: str | None, new_result: str | None, old_name: str, new
             for r in sass_mod.diff_counts(a.get("counts") or {}, b.get("counts") or {})]
     from app.panel.history import diff_lines
 
-    def listing(side):
+    def listing(side: dict[str, Any]) -> str:
         return "\n".join(sass_mod.normalised(i[2]) for i in side.get("instructions") or [])
 
     kinds = diff_lines(listing(a), listing(b), old_name, new_name)[:4000]

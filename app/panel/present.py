@@ -53,7 +53,7 @@ def fmt_param(key: str, value: Any) -> str:
     return fmt_number(value)
 
 
-def message_text(code: str, params: dict | None, lang: str) -> str:
+def message_text(code: str, params: dict[str, Any] | None, lang: str) -> str:
     """The sentence for one engine message; an unknown code shows as itself (never a crash)."""
     msgid = texts.CODES.get(code)
     if msgid is None:
@@ -121,7 +121,7 @@ class SpeedupChart:
     ticks: list[tuple[float, str]] = field(default_factory=list)
 
 
-def speedup_chart(speedups: list[dict], lang: str, width: float = 300.0) -> SpeedupChart | None:
+def speedup_chart(speedups: list[dict[str, Any]], lang: str, width: float = 300.0) -> SpeedupChart | None:
     """Bars for the largest timing size only (the one tiers are judged on)."""
     if not speedups:
         return None
@@ -152,8 +152,8 @@ def _nice_ceiling(x: float) -> float:
     exp = math.floor(math.log10(x))
     for m in (1, 2, 2.5, 5, 10):
         if m * 10 ** exp >= x - 1e-12:
-            return m * 10 ** exp
-    return 10 ** (exp + 1)
+            return float(m * 10 ** exp)
+    return float(10 ** (exp + 1))
 
 
 def _estimate_text(seconds: int | None, lang: str) -> str:
@@ -166,7 +166,7 @@ def _estimate_text(seconds: int | None, lang: str) -> str:
     return _("about %(n)s min") % {"n": round(seconds / 60)}
 
 
-def present(view: dict, lang: str) -> dict[str, Any]:
+def present(view: dict[str, Any], lang: str) -> dict[str, Any]:
     """Everything the result template needs, from a submission view (app.submissions.views)."""
     _ = gettext_for(lang)
     result = view.get("result") or {}
@@ -210,7 +210,7 @@ def present(view: dict, lang: str) -> dict[str, Any]:
     return out
 
 
-def _correctness_detail(case: dict, lang: str) -> str:
+def _correctness_detail(case: dict[str, Any], lang: str) -> str:
     if case.get("message"):
         return message_text(case["message"].get("code", ""), case["message"].get("params"), lang)
     mismatch = case.get("mismatch")
@@ -220,9 +220,9 @@ def _correctness_detail(case: dict, lang: str) -> str:
     return ""
 
 
-def _timings(rows: list[dict], lang: str) -> list[dict]:
+def _timings(rows: list[dict[str, Any]], lang: str) -> list[dict[str, Any]]:
     """Grouped by size (in the engine's order), kernels in a fixed order within a size."""
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[dict[str, Any]]] = {}
     for t in rows:
         groups.setdefault(fmt_size(t.get("size")), []).append(t)
     out = []

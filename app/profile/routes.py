@@ -20,7 +20,7 @@ from app.accounts.views import account_context, render
 from app.comments import service as comments_service
 from app.core.bodies import make_router
 from app.core.ids import RowId
-from app.progress import learner, ledger, xp_history
+from app.progress import learner, xp
 from app.progress.achievements import earned_achievements, take_announcements
 from app.progress.registry import ACHIEVEMENTS
 from app.reports import service as reports_service
@@ -46,7 +46,7 @@ def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str |
         learner=state, lesson_slugs=[lesson.slug for lesson in lessons],
         lessons=[{"lesson": lesson, "title": lesson.text(lang)[0].title, "done_at": completed.get(lesson.slug)} for lesson in lessons],
         achievements=[{"a": a, "earned_at": earned.get(a.id)} for a in ACHIEVEMENTS],
-        xp_history=xp_history.rows(ledger.history(db, user), lang,
+        xp_history=xp.history_rows(xp.history(db, user), lang,
                                    {lesson.slug: f"{lesson.number} · {lesson.text(lang)[0].title}" for lesson in lessons},
                                    request.app.state.exercises), tokens=authn.list_api_tokens(db, user), new_token=new_token,
         submissions=(subs := _submissions(db, user)), effective_verdicts=_effective_verdicts(db, subs), notice=notice,

@@ -60,7 +60,7 @@ class EventView:
 
 
 def record_event(session: Session, user: User, kind: str, *, subject: str = "", lang: str | None = None,
-                 value: float | None = None, data: dict | None = None, source: str = "server",
+                 value: float | None = None, data: dict[str, Any] | None = None, source: str = "server",
                  dedupe: str | None = None, occurred_at: dt.datetime | None = None) -> Event | None:
     """Append one event; with ``dedupe`` the same deed is stored once per epoch (None if it was already)."""
     if kind not in KINDS:

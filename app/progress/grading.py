@@ -1,25 +1,31 @@
 """What a grading does to progress (called by the submission flow and the graders' overrides):
-the attempt, pass and speed-up events, the XP the spec says they are worth, and the achievements.
+the attempt, pass and speed-up events, the XP the spec says they are worth, and the achievements;
+and ``replay_history``, every XP and achievement rule run again over a learner's whole history.
 Callers commit the session.
 """
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.lessons.catalog import Lesson
 from app.progress import events as ev
 from app.progress.achievements import award_achievements, settle_achievements
 from app.progress.xp import settle_xp
+
+if TYPE_CHECKING:
+    from kernels.engine.result import Result
 
 COMPILED_VERDICTS = {"WRONG_ANSWER", "RUNTIME_ERROR", "TIME_LIMIT", "TOO_SLOW", "PASSED"}
 
 
 def record_grading_result(session: Session, user_id: int, exercise_id: str, submission_id: int | str,
-                          result, *, lesson_slugs: frozenset[str] = frozenset(),
-                          kernels_dir=None) -> dict[str, Any]:
+                          result: Result, *, lesson_slugs: frozenset[str] = frozenset(),
+                          kernels_dir: Path | None = None) -> dict[str, Any]:
     """Turn one grader Result (kernels/engine/result.py) into events, XP and achievements.
 
     XP amounts come from the exercise spec (kernels/<id>/spec.yaml through load_exercise), never
@@ -52,7 +58,7 @@ def record_grading_result(session: Session, user_id: int, exercise_id: str, subm
 
 
 def record_compiled(session: Session, user_id: int, exercise_id: str, submission_id: int | str, *,
-                    lesson_slugs: frozenset[str] = frozenset()) -> list:
+                    lesson_slugs: frozenset[str] = frozenset()) -> list[Any]:
     """A kernel that compiled and now waits for a GPU: "It compiles" is earned now, not when a GPU
     frees up (maybe tomorrow). Its own event kind, so the grading's ``exercise_attempted`` still comes
     once, later. Safe to call twice. Returns the new achievements; the caller commits."""
@@ -66,7 +72,8 @@ def record_compiled(session: Session, user_id: int, exercise_id: str, submission
 
 def record_verdict_override(session: Session, user: User, exercise_id: str, submission_id: int | str, *,
                             review_id: int, before: str | None, after: str, at: dt.datetime,
-                            lesson_slugs: frozenset[str] = frozenset(), kernels_dir=None) -> dict[str, Any]:
+                            lesson_slugs: frozenset[str] = frozenset(),
+                            kernels_dir: Path | None = None) -> dict[str, Any]:
     """A grader's override, through the same path as a grading: one event in the log, then the
     XP deeds and the achievement rules over the effective events (app.progress.verdicts).
 
@@ -82,3 +89,11 @@ def record_verdict_override(session: Session, user: User, exercise_id: str, subm
     paid = settle_xp(session, user, kernels_dir=kernels_dir)
     new, revoked = settle_achievements(session, user, lesson_slugs)
     return {"xp_paid": paid, "achievements": new, "revoked": revoked}
+
+
+def replay_history(session: Session, user: User, lessons: list[Lesson],
+                   kernels_dir: Path | None = None) -> dict[str, Any]:
+    """Re-run every XP and achievement rule over the learner's history (e.g. after a new rule or
+    a content change that adds XP). Idempotent: what was paid or earned stays, nothing twice."""
+    paid = settle_xp(session, user, lesson_xp={lesson.slug: lesson.meta.xp for lesson in lessons}, kernels_dir=kernels_dir)
+    return {"xp_paid": paid, "achievements": award_achievements(session, user, frozenset(lesson.slug for lesson in lessons))}

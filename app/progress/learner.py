@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.lessons.catalog import Lesson
 from app.progress import events as ev
-from app.progress import ledger
+from app.progress import xp
 from app.progress.models import Event, UserAchievement
 from app.progress.registry import ACHIEVEMENTS, LevelState, level_for_xp
 
@@ -53,7 +53,7 @@ def learner_state(session: Session, user: User, lessons: list[Lesson], lang: str
     achieved = session.scalar(select(func.count()).select_from(UserAchievement)
                               .where(UserAchievement.user_id == user.id,
                                      UserAchievement.epoch == user.progress_epoch)) or 0
-    return LearnerState(level_for_xp(ledger.total_xp(session, user), lang), len(done), len(lessons),
+    return LearnerState(level_for_xp(xp.total_xp(session, user), lang), len(done), len(lessons),
                         int(achieved), len(ACHIEVEMENTS), done)
 
 
@@ -69,6 +69,6 @@ def strip_json(state: LearnerState) -> dict[str, Any]:
 
 def reset_progress(session: Session, user: User) -> None:
     """Void the XP, start a new epoch: old events and achievements stay on record, uncounted."""
-    ledger.void_all(session, user)
+    xp.void_all(session, user)
     user.progress_epoch += 1
     session.flush()

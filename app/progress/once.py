@@ -5,10 +5,12 @@ concurrent requests cannot both pass the check: the database arbitrates.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy.orm import Session
 
 
-def insert_once(session: Session, model, **values) -> int | None:
+def insert_once(session: Session, model: type[Any], **values: Any) -> int | None:
     """Insert a row of ``model``; returns its id, or None when a unique constraint already holds it."""
     dialect = session.get_bind().dialect.name
     if dialect == "sqlite":
@@ -23,6 +25,6 @@ def insert_once(session: Session, model, **values) -> int | None:
                 session.add(row)
         except IntegrityError:
             return None
-        return row.id
+        return int(row.id)
     stmt = insert(model).values(**values).on_conflict_do_nothing().returning(model.id)
     return session.execute(stmt).scalar_one_or_none()

@@ -13,7 +13,7 @@ from app.accounts.models import User
 from app.accounts.roles import Permission
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.i18n.requests import api_lang
-from app.progress import ledger, schemas
+from app.progress import schemas, xp
 from app.progress.achievements import award_achievements, earned_achievements, mark_announced
 from app.progress.learner import completed_lessons, learner_state, strip_json
 from app.progress.reading import complete_lesson, merge_browser_progress
@@ -127,12 +127,12 @@ def adjust_xp(body: AdjustBody, request: Request, auth=Depends(require_xp_adjust
     if user.id == auth.user.id:  # a second person adjusts a grader's XP
         raise AccountsError("own_xp", status=403)
     try:
-        entry = ledger.adjust(db, user, body.amount, f"{body.reason} (by {auth.user.username})",
+        entry = xp.adjust(db, user, body.amount, f"{body.reason} (by {auth.user.username})",
                               f"{auth.user.id}:{body.reference}")
     except ValueError as exc:
         raise AccountsError("bad_request", status=400) from exc
     db.commit()
-    return {"applied": entry is not None, "xp": ledger.total_xp(db, user)}
+    return {"applied": entry is not None, "xp": xp.total_xp(db, user)}
 
 
 class RoleBody(BaseModel):

@@ -35,11 +35,11 @@ def _first(events: Iterable[EventView], test: Callable[[EventView], bool]) -> dt
     return None
 
 
-def first_lesson(events, ctx):
+def first_lesson(events: list[EventView], ctx: RuleContext) -> dt.datetime | None:
     return _first(events, lambda e: e.kind == ev.LESSON_COMPLETED)
 
 
-def all_lessons(events, ctx):
+def all_lessons(events: list[EventView], ctx: RuleContext) -> dt.datetime | None:
     if not ctx.lesson_slugs:
         return None
     missing = set(ctx.lesson_slugs)
@@ -51,24 +51,24 @@ def all_lessons(events, ctx):
     return None
 
 
-def first_compile(events, ctx):
+def first_compile(events: list[EventView], ctx: RuleContext) -> dt.datetime | None:
     return _first(events, lambda e: e.kind == ev.EXERCISE_COMPILED
                   or (e.kind == ev.EXERCISE_ATTEMPTED and bool(e.data.get("compiled"))))
 
 
-def first_correct(events, ctx):
+def first_correct(events: list[EventView], ctx: RuleContext) -> dt.datetime | None:
     return _first(events, lambda e: e.kind == ev.EXERCISE_PASSED)
 
 
-def _speedup(against: str, at_least: float):
+def _speedup(against: str, at_least: float) -> Rule:
     """Faster with confidence: the LOWER end of the speedup's CI (the event's value) clears the bar."""
-    def rule(events, ctx):
+    def rule(events: list[EventView], ctx: RuleContext) -> dt.datetime | None:
         return _first(events, lambda e: e.kind == ev.SPEEDUP_REACHED and e.data.get("against") == against
                       and e.value is not None and e.value >= at_least)
     return rule
 
 
-def bilingual(events, ctx):
+def bilingual(events: list[EventView], ctx: RuleContext) -> dt.datetime | None:
     """One lesson read in both languages, as the server saw it: a visitor's browser can claim any
     language it likes when its local progress is merged, so those claims do not count."""
     langs: dict[str, set[str]] = {}
@@ -85,7 +85,7 @@ def local_day(moment: dt.datetime, tz: dt.tzinfo) -> dt.date:
     return moment.replace(tzinfo=dt.UTC).astimezone(tz).date()
 
 
-def _streak(days_needed: int):
+def _streak(days_needed: int) -> Rule:
     """Consecutive local days on which the SERVER saw the learner study (``seen_at``, not ``occurred_at``).
 
     Local progress merged at sign-in keeps its browser times for completions (earliest wins), but a
@@ -94,7 +94,7 @@ def _streak(days_needed: int):
     account a week old forge a week; a streak claims the learner came back day after day, which only
     days the server itself saw can show. A merge counts as study on the day it happens.
     """
-    def rule(events, ctx):
+    def rule(events: list[EventView], ctx: RuleContext) -> dt.datetime | None:
         run, last_day = 0, None
         for e in sorted((e for e in events if e.kind in STUDY_KINDS), key=lambda e: e.seen_at):
             day = local_day(e.seen_at, ctx.tz)
@@ -108,11 +108,11 @@ def _streak(days_needed: int):
     return rule
 
 
-def first_comment(events, ctx):
+def first_comment(events: list[EventView], ctx: RuleContext) -> dt.datetime | None:
     return _first(events, lambda e: e.kind == ev.COMMENT_POSTED)
 
 
-def helpful_reply(events, ctx):
+def helpful_reply(events: list[EventView], ctx: RuleContext) -> dt.datetime | None:
     # the mark must come from the comment's author, who is someone else than the replier
     return _first(events, lambda e: e.kind == ev.REPLY_MARKED_HELPFUL
                   and e.data.get("marked_by") is not None and e.data.get("marked_by") != e.data.get("reply_author"))

@@ -2,7 +2,7 @@
 
 A grading appends ``exercise_attempted``, ``exercise_passed`` and ``speedup_reached`` events that
 name their submission; a grader's override appends one ``verdict_overridden`` event (the
-submission, the new verdict, the one before, the audit entry's id). XP (xp_rules.deeds) and
+submission, the new verdict, the one before, the audit entry's id). XP (app.progress.xp.rules.deeds) and
 achievements (rules.evaluate) are rules over ``effective(events)``, never over the raw log:
 
 - the latest override of a submission decides its verdict;
@@ -32,7 +32,6 @@ from collections.abc import Iterable, Mapping
 
 from app.progress import events as ev
 from app.progress.events import EventView
-from app.progress.xp_rules import ExerciseXp, deeds
 
 # events that a grading appends for one submission (data["submission"] names it)
 GRADED_KINDS = frozenset({ev.EXERCISE_ATTEMPTED, ev.EXERCISE_PASSED, ev.SPEEDUP_REACHED})
@@ -70,12 +69,6 @@ def effective(events: list[EventView]) -> list[EventView]:
                                  data={"submission": submission, "tiers_met": [], "by_grader": True},
                                  recorded_at=override.recorded_at))
     return sorted(out, key=lambda e: e.occurred_at)
-
-
-def exercise_xp_target(events: list[EventView], exercise_id: str, exercise_xp: ExerciseXp) -> int:
-    """What one exercise is worth on the effective events: its pass once, each tier met once."""
-    mine = [e for e in effective(events) if e.kind == ev.EXERCISE_PASSED and e.subject == exercise_id]
-    return sum(d.amount for d in deeds(mine, {}, exercise_xp))
 
 
 def lost_achievements(automatic: Mapping[str, object], effective_earned: Mapping[str, object],

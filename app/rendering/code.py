@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from html import escape
+from typing import Any
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -15,12 +17,12 @@ __syncthreads __syncwarp __shfl_down_sync __shfl_xor_sync __shfl_sync __launch_b
 threadIdx blockIdx blockDim gridDim warpSize""".split())
 
 
-class CudaCppLexer(CppLexer):
+class CudaCppLexer(CppLexer):  # type: ignore[misc]  # pygments ships no type information
     """The C++ lexer, with CUDA's qualifiers and built-ins coloured as keywords."""
 
     name = "CUDA C++"
 
-    def get_tokens_unprocessed(self, text, stack=("root",)):
+    def get_tokens_unprocessed(self, text: str, stack: tuple[str, ...] = ("root",)) -> Iterator[tuple[int, Any, str]]:
         for index, token, value in super().get_tokens_unprocessed(text, stack):
             if token in Name and value in CUDA_WORDS:
                 token = Keyword.Pseudo if value.startswith("__") else Name.Builtin
@@ -107,4 +109,4 @@ def highlighted_source(source: str, anchors: str = "src") -> str:
     """A whole kernel's source, highlighted with inline line numbers; line N carries the id
     ``{anchors}-N`` (a result's "Line N" leads there). Inline numbers: a table of numbers beside the
     code drifts out of line with the site's <pre> styles."""
-    return highlight(source, CudaCppLexer(), HtmlFormatter(linenos="inline", lineanchors=anchors))
+    return str(highlight(source, CudaCppLexer(), HtmlFormatter(linenos="inline", lineanchors=anchors)))

@@ -8,10 +8,16 @@ newest measured numbers (so cached lesson HTML never goes stale when results cha
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
+from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.container import container_plugin
 
@@ -41,20 +47,24 @@ class RenderedBody:
     measured: list[str] = field(default_factory=list)  # exercise ids of ::: measured, "ladder:NN-MM" of ::: ladder
 
 
+# what markdown-it calls to render one token
+RenderRule = Callable[[RendererHTML, Sequence[Token], int, OptionsDict, EnvType], str]
+
+
 def _slugify(title: str) -> str:
     slug = re.sub(r"[^\w\- ]", "", title.strip().lower()).strip().replace(" ", "-")
     return re.sub(r"-{2,}", "-", slug) or "section"
 
 
-def _box_renderer(kind: str, label: str):
-    def render(self, tokens, idx, _options, _env):
+def _box_renderer(kind: str, label: str) -> RenderRule:
+    def render(self: RendererHTML, tokens: Sequence[Token], idx: int, _options: OptionsDict, _env: EnvType) -> str:
         if tokens[idx].nesting == 1:
             return f'<aside class="box box--{kind}"><p class="box__label">{escape(label)}</p>\n'
         return "</aside>\n"
     return render
 
 
-def _measured_render(self, tokens, idx, _options, env):
+def _measured_render(self: RendererHTML, tokens: Sequence[Token], idx: int, _options: OptionsDict, env: EnvType) -> str:
     token = tokens[idx]
     if token.nesting == 1:
         match = _MEASURED_INFO.match(token.info.strip())
@@ -64,7 +74,7 @@ def _measured_render(self, tokens, idx, _options, env):
     return ""
 
 
-def _ladder_render(self, tokens, idx, _options, env):
+def _ladder_render(self: RendererHTML, tokens: Sequence[Token], idx: int, _options: OptionsDict, env: EnvType) -> str:
     token = tokens[idx]
     if token.nesting == 1:
         match = _LADDER_INFO.match(token.info.strip())
@@ -74,7 +84,7 @@ def _ladder_render(self, tokens, idx, _options, env):
     return ""
 
 
-def _shared_section_ids(state) -> None:
+def _shared_section_ids(state: StateCore) -> None:
     """Give the h2/h3 headings the ids in env["section_ids"] ([(level, id)], from the other language's
     text), so a section has one id in both languages: a link or a language switch lands on the same
     section. Only when the two texts have the same headings at the same levels; else each keeps its own.
@@ -89,7 +99,7 @@ def _shared_section_ids(state) -> None:
         token.attrSet("id", section_id)
 
 
-def _quiet_permalinks(state) -> None:
+def _quiet_permalinks(state: StateCore) -> None:
     """A heading's "#" link is for copying the address with a mouse: out of the tab order and not
     read aloud (a screen reader already says the heading; "#" after each one is noise)."""
     for token in state.tokens:
@@ -112,22 +122,22 @@ def _build(lang: str) -> MarkdownIt:
            render=_measured_render)
     md.use(container_plugin, name="ladder", validate=lambda params, *_: bool(_LADDER_INFO.match(params.strip())), render=_ladder_render)
 
-    def fence(self, tokens, idx, _options, _env):
+    def fence(self: RendererHTML, tokens: Sequence[Token], idx: int, _options: OptionsDict, _env: EnvType) -> str:
         token = tokens[idx]
         return render_code_block(token.content, token.info, labels["copy"], labels["copied"])
 
     md.add_render_rule("fence", fence)
 
     # Wide tables scroll inside their own box on a phone instead of stretching the page.
-    def table_open(self, tokens, idx, options, env):
+    def table_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return '<div class="table-scroll">' + self.renderToken(tokens, idx, options, env)
 
-    def table_close(self, tokens, idx, options, env):
+    def table_close(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         return self.renderToken(tokens, idx, options, env) + "</div>\n"
 
     # A figure alone in its paragraph may scroll sideways on a phone (static/css/site.css) rather than
     # shrink its labels to 5 px; a region that scrolls must be reachable by keyboard, and says what it holds.
-    def paragraph_open(self, tokens, idx, options, env):
+    def paragraph_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         children = (tokens[idx + 1].children or []) if idx + 1 < len(tokens) else []
         if len(children) == 1 and children[0].type == "image" and str(children[0].attrGet("src") or "").endswith(".svg"):
             return f'<p class="figure-scroll" tabindex="0" role="group" aria-label="{escape(children[0].content)}">'
@@ -147,7 +157,7 @@ def render_markdown(text: str, lang: str, section_ids: list[tuple[int, str]] | N
     md = _PARSERS.get(lang)
     if md is None:
         md = _PARSERS[lang] = _build(lang)
-    env: dict = {"section_ids": section_ids} if section_ids else {}
+    env: dict[str, Any] = {"section_ids": section_ids} if section_ids else {}
     tokens = md.parse(text, env)
     headings = []
     for i, token in enumerate(tokens):

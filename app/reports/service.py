@@ -14,6 +14,7 @@ from app.comments.messages import CommentsError
 from app.comments.models import Comment, CommentReport, CommentThread
 from app.comments.text import is_blank, normalise
 from app.core.clock import utcnow
+from app.core.db import rows_changed
 from app.reports.models import ProblemReport
 
 
@@ -79,17 +80,21 @@ def reported_comments(db: Session, resolved: bool) -> list[ReportedComment]:
         entry = grouped.get(report.comment_id)
         if entry is None:
             comment = db.get(Comment, report.comment_id)
-            author = db.get(User, comment.author_id).username if comment.author_id else None
-            slug = db.get(CommentThread, comment.thread_id).lesson_slug
+            if comment is None:  # foreign keys keep it; only a row removed under us gets here
+                continue
+            author_row = db.get(User, comment.author_id) if comment.author_id else None
+            author = author_row.username if author_row is not None else None
+            thread = db.get(CommentThread, comment.thread_id)
+            slug = thread.lesson_slug if thread is not None else ""
             entry = grouped[report.comment_id] = ReportedComment(comment, author, slug, [])
         entry.reasons.append((reporter, report.reason))
     return list(grouped.values())
 
 
 def resolve_comment_reports(db: Session, moderator: User, comment_id: int) -> int:
-    return db.execute(update(CommentReport).where(CommentReport.comment_id == comment_id,
-                                                  CommentReport.resolved_at.is_(None))
-                      .values(resolved_at=utcnow(), resolved_by=moderator.id)).rowcount or 0
+    return rows_changed(db, update(CommentReport).where(CommentReport.comment_id == comment_id,
+                                                        CommentReport.resolved_at.is_(None))
+                        .values(resolved_at=utcnow(), resolved_by=moderator.id))
 
 
 def count_by(db: Session, user: User) -> int:
@@ -99,4 +104,4 @@ def count_by(db: Session, user: User) -> int:
 
 def erase_by(db: Session, user: User) -> int:
     """Delete the problem reports ``user`` sent; for an account deleted with its contributions."""
-    return db.execute(delete(ProblemReport).where(ProblemReport.reporter_id == user.id)).rowcount or 0
+    return rows_changed(db, delete(ProblemReport).where(ProblemReport.reporter_id == user.id))

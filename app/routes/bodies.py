@@ -10,6 +10,8 @@ The refusal is answered by our error handlers in the reader's language.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import Request
 from fastapi.routing import APIRoute
 from starlette.routing import Match
@@ -98,7 +100,7 @@ class EarlyRefusalMiddleware:
         await self._refuse(scope, receive, send, status, params)
 
     @staticmethod
-    async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, params: dict | None) -> None:
+    async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, params: dict[str, Any] | None) -> None:
         from app.routes.errors import error_response
 
         response = error_response(Request(scope, receive), status, params)

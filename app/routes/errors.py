@@ -13,6 +13,7 @@ Accept-Language and the site's default (app/i18n/requests.py).
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import psycopg
 from fastapi import Request
@@ -36,7 +37,7 @@ def _is_api(request: Request) -> bool:
 
 def error_language(request: Request) -> str:
     settled = getattr(request.state, "ui_lang", None)
-    if settled in LANGUAGES:
+    if isinstance(settled, str) and settled in LANGUAGES:
         return settled
     if _is_api(request):
         return api_lang(request)
@@ -69,7 +70,7 @@ def render_error(request: Request, exc: AppError, *, bare_status: bool = False) 
     return _api_answer(exc, lang) if _is_api(request) else _page(request, exc, lang, bare_status=bare_status)
 
 
-def error_response(request: Request, status: int, params: dict | None = None) -> Response:
+def error_response(request: Request, status: int, params: dict[str, Any] | None = None) -> Response:
     """The answer for a bare ``status`` (a body refused before the route ran)."""
     return render_error(request, AppError.for_status(status, params), bare_status=True)
 

@@ -7,6 +7,7 @@ five minutes.
 """
 from __future__ import annotations
 
+from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
@@ -15,7 +16,7 @@ UNVERSIONED = "public, max-age=300"
 
 
 class CachedStaticFiles(StaticFiles):
-    async def get_response(self, path: str, scope: Scope):
+    async def get_response(self, path: str, scope: Scope) -> Response:
         response = await super().get_response(path, scope)
         if response.status_code in (200, 304):
             versioned = b"v=" in scope.get("query_string", b"")

@@ -4,13 +4,15 @@ profile, the graders' pages and the notifications read verdicts through here; th
 that write the trail are app.graders.reviews.
 
 After a new grading, ``rebalance_after_grading`` lets XP follow the effective verdicts when a grader
-overrode one of the learner's submissions for the exercise before (app.progress.exercise_xp)."""
+overrode one of the learner's submissions for the exercise before (app.progress.xp)."""
 from __future__ import annotations
+
+from typing import Protocol
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.progress.exercise_xp import compensate, lock_learner, override_reference
+from app.progress.xp import compensate, lock_learner, override_reference
 from app.submissions.models import Submission, SubmissionReview
 
 
@@ -23,7 +25,13 @@ def reviews_for(db: Session, submission_ids: list[int]) -> dict[int, list[Submis
     return out
 
 
-def effective_verdict(row: Submission, reviews: list[SubmissionReview]) -> str | None:
+class HasVerdict(Protocol):
+    """A submission as a full row or as a selected row that carries its verdict column."""
+    @property
+    def verdict(self) -> str | None: ...
+
+
+def effective_verdict(row: HasVerdict, reviews: list[SubmissionReview]) -> str | None:
     """The latest override wins over the engine's verdict."""
     for r in reversed(reviews):
         if r.kind == "override":

@@ -26,7 +26,10 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from kernels.engine.gpu.hold import hold_compiled_here
 
@@ -41,20 +44,20 @@ BASELINE = {"f32": "cublas_sgemm", "f16": "cublas_hgemm"}
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 
 
-def _timing():
+def _timing() -> tuple[Callable[..., dict[str, Any]], str]:
     """The engine's timing (contract C): the ladder is timed exactly like graded kernels."""
     from kernels.engine.gpu.timing import measure
     return measure, "kernels.engine.gpu.timing"
 
 
-def _median_ms(stats) -> float:
+def _median_ms(stats: Any) -> float:
     for attr in ("median_ms", "median"):
         if hasattr(stats, attr):
             return float(getattr(stats, attr))
     return float(stats["median_ms"])
 
 
-def _spread_ms(stats) -> float:
+def _spread_ms(stats: Any) -> float:
     for attr in ("spread_ms", "iqr_ms", "spread"):
         if hasattr(stats, attr):
             return float(getattr(stats, attr))
@@ -62,7 +65,7 @@ def _spread_ms(stats) -> float:
 
 
 # ----------------------------------------------------------------------------------------- child
-def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path = rung_mod.LADDER_DIR) -> dict:
+def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path = rung_mod.LADDER_DIR) -> dict[str, Any]:
     import cupy as cp
 
     from . import runner
@@ -71,7 +74,7 @@ def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path =
     rung = next(r for r in rung_mod.discover(directory) if r.stem == stem)
     loaded = runner.load(rung)
     measure, timing_source = _timing()
-    out = {"stem": stem, "dtype": rung.dtype, "title": rung.title, "registers": loaded.registers,
+    out: dict[str, Any] = {"stem": stem, "dtype": rung.dtype, "title": rung.title, "registers": loaded.registers,
            "static_smem": loaded.static_smem, "dynamic_smem": rung.smem, "local_bytes": loaded.local_bytes,
            "timing": timing_source, "odd": [], "sizes": []}
 
@@ -94,10 +97,10 @@ def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path =
             Cb = cp.empty((M, N), dtype=A.dtype)      # cuBLAS writes C in the input type
             hold = hold_compiled_here()
             with ClockWatch(cp.cuda.Device().id) as watch:   # SM clock and power during the timing
-                # the lambdas run inside measure(), before this iteration's arrays are deleted;
-                # binding them as defaults says so
-                stats = measure({stem: lambda A=A, B=B, C=C, M=M, N=N, K=K: loaded.launch(A, B, C, M, N, K),
-                                 "baseline": lambda A=A, B=B, Cb=Cb: cp.matmul(A, B, out=Cb)},
+                # the launches run inside measure(), before this iteration's arrays are deleted;
+                # partial binds this iteration's arrays now, so that is what they launch on
+                stats = measure({stem: partial(loaded.launch, A, B, C, M, N, K),
+                                 "baseline": partial(cp.matmul, A, B, out=Cb)},
                                 flush_l2=True, max_seconds=max_seconds, before_window={"baseline": hold})
             entry.update(median_ms=_median_ms(stats[stem]), spread_ms=_spread_ms(stats[stem]),
                          baseline_ms=_median_ms(stats["baseline"]),
@@ -110,7 +113,7 @@ def run_child(stem: str, sizes: list[int], max_seconds: float, directory: Path =
 
 
 # ---------------------------------------------------------------------------------------- parent
-def gpu_info() -> dict:
+def gpu_info() -> dict[str, Any]:
     import cupy as cp
     from cupy.cuda import nvrtc
     rt = cp.cuda.runtime
@@ -138,7 +141,7 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
-def build_results(info: dict, children: list[dict], date: str) -> dict:
+def build_results(info: dict[str, Any], children: list[dict[str, Any]], date: str) -> dict[str, Any]:
     entries = []
     baselines: dict[tuple[str, int], list[float]] = {}
     for ch in children:
@@ -177,7 +180,7 @@ def build_results(info: dict, children: list[dict], date: str) -> dict:
             "entries": entries}
 
 
-def format_table(info: dict, children: list[dict]) -> str:
+def format_table(info: dict[str, Any], children: list[dict[str, Any]]) -> str:
     lines = [f"GPU: {info['name']} (cc {info['compute_capability']}, {info['sm_count']} SMs, "
              f"clock {info.get('clock_sm_now_mhz', '?')}/{info.get('clock_max_mhz', info['clock_mhz'])} MHz now/max, "
              f"mem clock {info.get('clock_mem_mhz', '?')} MHz) driver {info['driver']}, CUDA runtime "
@@ -228,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [r for r in rung_mod.discover(Path(args.dir))
               if not wanted or any(r.stem == w or r.stem.startswith(w.zfill(2) + "_") for w in wanted)]
     info = gpu_info()
-    children = []
+    children: list[dict[str, Any]] = []
     for r in chosen:
         cmd = [sys.executable, "-m", "kernels.ladder.bench", "--child", r.stem, "--sizes", args.sizes,
                "--max-seconds", str(args.max_seconds), "--dir", args.dir]

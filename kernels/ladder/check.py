@@ -21,6 +21,7 @@ kernel never wrote fails too).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 UNIT_ROUNDOFF = {"f32": 2.0 ** -24, "f16": 2.0 ** -20}
 
@@ -35,7 +36,7 @@ class CheckResult:
     ok: bool
     worst_ratio: float          # max over elements of |C − ref| / (γ_K·(|A||B|) + tiny); ≤ 1 passes
     nonfinite: int              # count of NaN/Inf elements
-    first_bad: tuple | None     # (row, col, got, expected) of the worst element when not ok
+    first_bad: tuple[int, int, float, float] | None  # (row, col, got, expected) of the worst element when not ok
 
     def summary(self) -> str:
         if self.ok:
@@ -45,7 +46,7 @@ class CheckResult:
         return f"FAIL: error {self.worst_ratio:.2e}× the bound at {self.first_bad}"
 
 
-def check_gemm(xp, C, A64, B64, dtype: str) -> CheckResult:
+def check_gemm(xp: Any, C: Any, A64: Any, B64: Any, dtype: str) -> CheckResult:
     """xp is numpy or cupy; A64, B64 are float64 copies of exactly what the kernel read."""
     K = A64.shape[1]
     ref = A64 @ B64

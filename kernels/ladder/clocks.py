@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 HELD_FRACTION = 0.92  # the lowest sample within 8% of the highest in the window, and of the device's max
 
@@ -19,8 +20,8 @@ class ClockWatch:
         self.samples: list[tuple[int, float]] = []  # (SM MHz, watts)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._nvml = None
-        self._handle = None
+        self._nvml: Any = None  # the pynvml module where NVML loads (it ships no type information)
+        self._handle: Any = None
         self.max_sm_mhz: int | None = None
         try:
             import pynvml
@@ -51,12 +52,12 @@ class ClockWatch:
             self._thread.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(1.0)
 
-    def summary(self) -> dict | None:
+    def summary(self) -> dict[str, Any] | None:
         if self._nvml is None or not self.samples:
             return None
         clocks = sorted(c for c, _ in self.samples)

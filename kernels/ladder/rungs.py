@@ -74,13 +74,13 @@ def parse_rung(path: Path) -> Rung:
     text = path.read_text(encoding="utf-8")
     launch, dtype, arch, title = _LAUNCH.search(text), _DTYPE.search(text), _ARCH.search(text), _TITLE.search(text)
     missing = [n for n, m in (("launch", launch), ("dtype", dtype), ("arch", arch), ("title", title)) if m is None]
-    if missing:
+    if missing or launch is None or dtype is None or arch is None or title is None:
         raise HeaderError(f"{path.name}: header line(s) missing or malformed: {', '.join(missing)}")
-    b = tuple(int(launch.group(i)) for i in (1, 2, 3))
+    b = (int(launch.group(1)), int(launch.group(2)), int(launch.group(3)))
     tma_m = _TMA.search(text)
     tma = (((int(tma_m.group(1)), int(tma_m.group(2))), (int(tma_m.group(3)), int(tma_m.group(4))))
            if tma_m else None)
-    return Rung(stem=path.stem, path=path, block=b,  # type: ignore[arg-type]
+    return Rung(stem=path.stem, path=path, block=b,
                 tile=(int(launch.group(4)), int(launch.group(5))), smem=int(launch.group(6)),
                 dtype=dtype.group(1), arch=arch.group(1), title=title.group(1).strip(),
                 tma=tma, persistent=_PERSISTENT.search(text) is not None)

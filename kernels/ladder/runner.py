@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, field
+from typing import Any
 
 import cupy as cp
 import numpy as np
@@ -17,20 +18,20 @@ STATIC_SMEM_LIMIT = 48 * 1024
 @dataclass
 class LoadedRung:
     rung: Rung
-    module: object
-    function: object
+    module: Any     # cupy.RawModule and its RawKernel (CuPy ships no type information)
+    function: Any
     registers: int
     static_smem: int
     local_bytes: int
 
     sm_count: int = 0
-    _maps: dict = field(default_factory=dict)
+    _maps: dict[tuple[int, ...], Any] = field(default_factory=dict)  # (A, B, M, N, K) -> its two tensor maps
 
     @property
     def shared_bytes(self) -> int:
         return self.static_smem + self.rung.smem
 
-    def launch(self, A, B, C, M: int, N: int, K: int) -> None:
+    def launch(self, A: Any, B: Any, C: Any, M: int, N: int, K: int) -> None:
         grid = self.rung.grid(M, N, self.sm_count)
         if self.rung.tma is None:
             self.function(grid, self.rung.block,
@@ -66,14 +67,14 @@ CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0      # out-of-bounds elements of a box arr
 _libcuda = None
 
 
-def _aligned_map_buffer():
+def _aligned_map_buffer() -> tuple[ctypes.Array[ctypes.c_char], int]:
     """128 zero bytes at a 64-byte-aligned address (cuTensorMapEncodeTiled requires it)."""
     buf = ctypes.create_string_buffer(128 + 64)
     addr = (ctypes.addressof(buf) + 63) & ~63
     return buf, addr
 
 
-def tensor_map_2d(ptr: int, rows: int, cols: int, box_cols: int, box_rows: int):
+def tensor_map_2d(ptr: int, rows: int, cols: int, box_cols: int, box_rows: int) -> tuple[ctypes.Array[ctypes.c_char], int]:
     """Tensor map of a row-major rows×cols float16 matrix at device address ptr, copied in boxes of
     box_rows × box_cols with the 128-byte swizzle (wgmma's layout). Returns (buffer, address)."""
     global _libcuda
@@ -109,7 +110,7 @@ def load(rung: Rung) -> LoadedRung:
                       local_bytes=attr(driver.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES))
 
 
-def make_inputs(M: int, N: int, K: int, dtype: str, seed: int):
+def make_inputs(M: int, N: int, K: int, dtype: str, seed: int) -> tuple[Any, Any, Any, Any]:  # CuPy arrays
     """Uniform [-1, 1) inputs on the GPU (never zeros). Returns (A, B, A64, B64): the kernel's
     operands and exact float64 copies of them for the reference."""
     rng = cp.random.RandomState(seed)
@@ -120,12 +121,12 @@ def make_inputs(M: int, N: int, K: int, dtype: str, seed: int):
     return A, B, A.astype(cp.float64), B.astype(cp.float64)
 
 
-def poisoned_output(M: int, N: int):
+def poisoned_output(M: int, N: int) -> Any:  # a CuPy array
     return cp.full((M, N), cp.nan, dtype=cp.float32)
 
 
 def gpu_available() -> bool:
     try:
-        return cp.cuda.runtime.getDeviceCount() > 0
+        return bool(cp.cuda.runtime.getDeviceCount() > 0)
     except Exception:
         return False

@@ -1,21 +1,25 @@
 """transpose: out[j, i] = in[i, j]; in is rows x cols, out is cols x rows (numpy only)."""
+from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
-from kernels.engine.checking import first_mismatch, sample_indices, uniform_f32
+from kernels.engine.checking import Mismatch, first_mismatch, sample_indices, uniform_f32
 
 SAMPLE_ROWS = 255  # output rows re-checked on a timed run (plus the last one)
 
 
-def generate_inputs(sizes, rng):
+def generate_inputs(sizes: dict[str, int], rng: np.random.Generator) -> dict[str, np.ndarray]:
     return {"in": uniform_f32(rng, (sizes["rows"], sizes["cols"]))}
 
 
-def reference(inputs, sizes):
+def reference(inputs: dict[str, np.ndarray], sizes: dict[str, int]) -> np.ndarray:
     return inputs["in"].astype(np.float64).T
 
 
-def check(got, inputs, sizes, *, tolerance=None, sample=None):
+def check(got: Any, inputs: dict[str, np.ndarray], sizes: dict[str, int], *, tolerance: Any = None,
+          sample: np.random.Generator | None = None) -> Mismatch | None:
     """Exact comparison (a transpose moves bits). sample: check a subset of output rows."""
     src = inputs["in"]
     rows, cols = src.shape

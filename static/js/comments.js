@@ -171,7 +171,7 @@
           form.replaceWith(done);
         });
       } });
-    } else if (action === "helpful" || action === "hide" || action === "restore") {
+    } else if (action === "helpful" || action === "hide" || action === "unhide") {
       api("POST", url + "/" + action + "?lang=" + lang).then(function () { return load(id); })
         .catch(function (e) { showError(sectionError, e); });
     }

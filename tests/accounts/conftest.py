@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.factory import create_app
+from tests.scrape import first_group
 
 PASSWORD = "correct horse battery"
 CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -45,12 +46,12 @@ def new_client(app):
 def form_token(client: TestClient, path: str) -> str:
     response = client.get(path)
     assert response.status_code == 200, response.text
-    return CSRF_FIELD.search(response.text).group(1)
+    return first_group(CSRF_FIELD, response.text)
 
 
 def page_csrf(client: TestClient, path: str = "/en/") -> str:
     """The session's CSRF token, as a signed-in page carries it for scripts."""
-    return CSRF_META.search(client.get(path).text).group(1)
+    return first_group(CSRF_META, client.get(path).text)
 
 
 def signup(client: TestClient, username: str, password: str = PASSWORD, tz: str = "UTC", lang: str = "en"):
@@ -78,5 +79,7 @@ def set_role(app, username: str, role: str) -> None:
     from app.accounts.users import find_user
 
     with app.state.session_factory() as db:
-        find_user(db, username).role = role
+        user = find_user(db, username)
+        assert user is not None, f"no user {username!r} to make {role}"
+        user.role = role
         db.commit()

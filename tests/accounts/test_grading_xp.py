@@ -9,11 +9,10 @@ from app.accounts.models import User
 from app.core.db import make_engine, make_session_factory
 from app.core.migrate import upgrade_to_head
 from app.progress import events as ev
-from app.progress import ledger
-from app.progress.grading import record_grading_result
+from app.progress import xp
+from app.progress.grading import record_grading_result, replay_history
 from app.progress.models import Event
 from app.progress.social import record_comment_posted, record_reply_marked_helpful
-from app.progress.xp import replay_history
 from kernels.engine import load_exercise
 from kernels.engine.result import Message, Resources, Result, Speedup, TierOutcome, Verdict
 
@@ -61,7 +60,7 @@ def test_pass_and_tiers_pay_spec_amounts_once(db):
     assert record_grading_result(db, user_of(db).id, "gemm", 1, result)["xp_paid"] == 0
     assert record_grading_result(db, user_of(db).id, "gemm", 2, result)["xp_paid"] == 0
     db.commit()
-    assert ledger.total_xp(db, user_of(db)) == spec.pass_xp + tiers["beat_naive"].xp
+    assert xp.total_xp(db, user_of(db)) == spec.pass_xp + tiers["beat_naive"].xp
     # a later, faster submission pays only the newly met tier
     faster = passed(tiers=[TierOutcome("beat_tiled", "tiled", 1.05, True, 0)],
                     speedups=[Speedup("tiled", size(), 2.4, 2.1, 2.6)])
@@ -86,7 +85,7 @@ def test_failed_submissions_pay_nothing_but_count_compiles(db, verdict, compiled
     summary = record_grading_result(db, user_of(db).id, "gemm", 5, result)
     assert summary["xp_paid"] == 0
     assert ({a.id for a in summary["achievements"]} == {"first_compile"}) is compiled
-    assert ledger.total_xp(db, user_of(db)) == 0
+    assert xp.total_xp(db, user_of(db)) == 0
 
 
 def test_unavailable_gpu_counts_a_compile_only_when_it_compiled(db):
@@ -112,7 +111,7 @@ def test_xp_rule_over_synthetic_events():
     import datetime as dt
 
     from app.progress.events import EventView
-    from app.progress.xp_rules import Deed, deeds
+    from app.progress.xp import Deed, deeds
 
     t = dt.datetime(2026, 11, 1)
     events = [EventView(ev.LESSON_COMPLETED, t, "a"), EventView(ev.LESSON_COMPLETED, t, "a"),
@@ -137,7 +136,7 @@ def test_replay_history_pays_what_events_are_worth_once(db, settings):
     spec = load_exercise("gemm")
     expected = lessons[0].meta.xp + spec.pass_xp + {t.id: t.xp for t in spec.tiers}["beat_naive"]
     first = replay_history(db, user, lessons)
-    assert first["xp_paid"] == expected == ledger.total_xp(db, user)
+    assert first["xp_paid"] == expected == xp.total_xp(db, user)
     assert {a.id for a in first["achievements"]} == {"first_lesson", "first_correct"}
     again = replay_history(db, user, lessons)
-    assert again == {"xp_paid": 0, "achievements": []} and ledger.total_xp(db, user) == expected
+    assert again == {"xp_paid": 0, "achievements": []} and xp.total_xp(db, user) == expected

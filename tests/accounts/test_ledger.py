@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from app.accounts.models import User
 from app.core.db import make_engine, make_session_factory
 from app.core.migrate import upgrade_to_head
-from app.progress import ledger
+from app.progress import xp
 from app.progress.learner import completed_lessons, reset_progress
 from app.progress.models import XpEntry
 from app.progress.reading import complete_lesson
@@ -44,7 +44,7 @@ def test_same_deed_pays_once_under_concurrency(db_factory):
             with db_factory() as db:
                 user = db.get(User, user_id)
                 barrier.wait()  # all threads insert at the same moment
-                entry = ledger.pay(db, user, "lesson", "naive-vs-tiled-gemm", 30)
+                entry = xp.pay(db, user, "lesson", "naive-vs-tiled-gemm", 30)
                 db.commit()
                 paid.append(entry is not None)
         except Exception as exc:  # pragma: no cover - reported below
@@ -60,7 +60,7 @@ def test_same_deed_pays_once_under_concurrency(db_factory):
     with db_factory() as db:
         user = db.get(User, user_id)
         assert db.scalar(select(func.count()).select_from(XpEntry)) == 1
-        assert ledger.total_xp(db, user) == 30
+        assert xp.total_xp(db, user) == 30
 
 
 def test_concurrent_lesson_completion_through_the_service(db_factory, settings):
@@ -84,7 +84,7 @@ def test_concurrent_lesson_completion_through_the_service(db_factory, settings):
     [t.join() for t in threads]
     with db_factory() as db:
         user = db.get(User, user_id)
-        assert ledger.total_xp(db, user) == lesson.meta.xp
+        assert xp.total_xp(db, user) == lesson.meta.xp
         assert list(completed_lessons(db, user)) == ["naive-vs-tiled-gemm"]
 
 
@@ -92,16 +92,16 @@ def test_total_is_the_sum_and_adjustments_compensate(db_factory):
     user_id = make_user(db_factory)
     with db_factory() as db:
         user = db.get(User, user_id)
-        ledger.pay(db, user, "lesson", "a", 30)
-        ledger.pay(db, user, "exercise_pass", "gemm", 40)
-        assert ledger.total_xp(db, user) == 70
-        first = ledger.adjust(db, user, -10, "tier paid on a flaky timing", "sub:1:fix")
-        again = ledger.adjust(db, user, -10, "double click", "sub:1:fix")
+        xp.pay(db, user, "lesson", "a", 30)
+        xp.pay(db, user, "exercise_pass", "gemm", 40)
+        assert xp.total_xp(db, user) == 70
+        first = xp.adjust(db, user, -10, "tier paid on a flaky timing", "sub:1:fix")
+        again = xp.adjust(db, user, -10, "double click", "sub:1:fix")
         assert first is not None and again is None
-        assert ledger.total_xp(db, user) == 60
+        assert xp.total_xp(db, user) == 60
         with pytest.raises(ValueError):
-            ledger.adjust(db, user, -1000, "too much", "sub:1:big")
-        amounts = sorted(e.amount for e in ledger.history(db, user))
+            xp.adjust(db, user, -1000, "too much", "sub:1:big")
+        amounts = sorted(e.amount for e in xp.history(db, user))
         assert amounts == [-10, 30, 40]  # the original rows are untouched
 
 
@@ -109,23 +109,23 @@ def test_zero_or_negative_content_xp_is_not_paid(db_factory):
     user_id = make_user(db_factory)
     with db_factory() as db:
         user = db.get(User, user_id)
-        assert ledger.pay(db, user, "lesson", "free", 0) is None
+        assert xp.pay(db, user, "lesson", "free", 0) is None
         with pytest.raises(ValueError):
-            ledger.pay(db, user, "made-up-source", "x", 5)
+            xp.pay(db, user, "made-up-source", "x", 5)
 
 
 def test_reset_voids_keeps_rows_and_lets_deeds_pay_again(db_factory):
     user_id = make_user(db_factory)
     with db_factory() as db:
         user = db.get(User, user_id)
-        ledger.pay(db, user, "lesson", "a", 30)
+        xp.pay(db, user, "lesson", "a", 30)
         reset_progress(db, user)
         db.commit()
-        assert ledger.total_xp(db, user) == 0
-        rows = ledger.history(db, user)
+        assert xp.total_xp(db, user) == 0
+        rows = xp.history(db, user)
         assert len(rows) == 1 and rows[0].voided and rows[0].amount == 30
-        assert ledger.pay(db, user, "lesson", "a", 30) is not None  # a new epoch, a new deed
-        assert ledger.total_xp(db, user) == 30
+        assert xp.pay(db, user, "lesson", "a", 30) is not None  # a new epoch, a new deed
+        assert xp.total_xp(db, user) == 30
 
 
 @pytest.mark.parametrize("xp, level, into, need", [
@@ -149,26 +149,26 @@ def test_one_learners_total_history_and_reset_leave_the_others_alone(db_factory)
     kim_id, lee_id = make_user(db_factory, "kim"), make_user(db_factory, "lee")
     with db_factory() as db:
         kim, lee = db.get(User, kim_id), db.get(User, lee_id)
-        ledger.pay(db, kim, "lesson", "a", 10, note="read lesson a")
-        ledger.pay(db, kim, "lesson", "b", 1)  # one XP is a payment too
-        ledger.pay(db, lee, "lesson", "a", 100)
+        xp.pay(db, kim, "lesson", "a", 10, note="read lesson a")
+        xp.pay(db, kim, "lesson", "b", 1)  # one XP is a payment too
+        xp.pay(db, lee, "lesson", "a", 100)
         db.commit()
-        assert (ledger.total_xp(db, kim), ledger.total_xp(db, lee)) == (11, 100)
-        assert [(e.source_id, e.amount, e.note) for e in ledger.history(db, kim)] == [("b", 1, ""), ("a", 10, "read lesson a")]
-        assert [e.source_id for e in ledger.history(db, kim, limit=1)] == ["b"]  # newest first, at most limit
-        assert ledger.void_all(db, kim) == 2
-        assert ledger.void_all(db, kim) == 0  # only live entries are voided, and counted
+        assert (xp.total_xp(db, kim), xp.total_xp(db, lee)) == (11, 100)
+        assert [(e.source_id, e.amount, e.note) for e in xp.history(db, kim)] == [("b", 1, ""), ("a", 10, "read lesson a")]
+        assert [e.source_id for e in xp.history(db, kim, limit=1)] == ["b"]  # newest first, at most limit
+        assert xp.void_all(db, kim) == 2
+        assert xp.void_all(db, kim) == 0  # only live entries are voided, and counted
         db.commit()
-        assert (ledger.total_xp(db, kim), ledger.total_xp(db, lee)) == (0, 100)
+        assert (xp.total_xp(db, kim), xp.total_xp(db, lee)) == (0, 100)
 
 
 def test_an_adjustment_may_take_the_total_to_exactly_zero(db_factory):
     user_id = make_user(db_factory)
     with db_factory() as db:
         user = db.get(User, user_id)
-        ledger.pay(db, user, "lesson", "a", 30)
-        entry = ledger.adjust(db, user, -30, "paid by mistake", "fix:1")
+        xp.pay(db, user, "lesson", "a", 30)
+        entry = xp.adjust(db, user, -30, "paid by mistake", "fix:1")
         db.commit()
-        assert entry.amount == -30 and entry.note == "paid by mistake" and ledger.total_xp(db, user) == 0
+        assert entry.amount == -30 and entry.note == "paid by mistake" and xp.total_xp(db, user) == 0
         with pytest.raises(ValueError, match="below zero"):
-            ledger.adjust(db, user, -1, "one more", "fix:2")
+            xp.adjust(db, user, -1, "one more", "fix:2")

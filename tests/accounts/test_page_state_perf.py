@@ -108,14 +108,14 @@ def test_the_page_shows_a_new_completion_and_xp_at_once(user_client, app):
 def test_xp_written_elsewhere_shows_at_once(user_client, app):
     """A write that bypasses every service function (another process, a grader's override)
     still shows: the state is keyed by what is in the database, not by who wrote it."""
-    from app.progress import ledger
+    from app.progress import xp
 
     path = f"/en/lessons/{LESSON}"
     for _ in range(3):
         assert strip_xp(user_client.get(path).text) == 0
     with app.state.session_factory() as db:
         user = db.scalar(select(User))
-        ledger.adjust(db, user, 40, "test", "test:1")
+        xp.adjust(db, user, 40, "test", "test:1")
         db.commit()
     assert strip_xp(user_client.get(path).text) == 40
 

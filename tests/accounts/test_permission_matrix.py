@@ -71,6 +71,7 @@ CHECKED_INSIDE = {
     ("POST", "/{lang:lang}/reports/{report_id}/{action}"): "comments.moderate",
     ("POST", "/{lang:lang}/reports/comments/{comment_id}/{action}"): "comments.moderate",
     ("POST", "/api/comments/{comment_id}/hide"): "comments.moderate",
+    ("POST", "/api/comments/{comment_id}/unhide"): "comments.moderate",
     ("POST", "/api/comments/{comment_id}/restore"): "comments.moderate",
     ("POST", "/api/lessons/{slug}/comments/lock"): "comments.moderate",
     ("POST", "/api/lessons/{slug}/comments/unlock"): "comments.moderate",

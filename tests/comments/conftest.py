@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.factory import create_app
+from tests.scrape import first_group
 
 PASSWORD = "correct horse battery"
 LESSON = "naive-vs-tiled-gemm"  # lesson 04 of the real catalog
@@ -25,12 +26,12 @@ class Browser:
         self.username = ""
 
     def signup(self, username: str, lang: str = "en") -> Browser:
-        token = CSRF_FIELD.search(self.client.get(f"/{lang}/signup").text).group(1)
+        token = first_group(CSRF_FIELD, self.client.get(f"/{lang}/signup").text)
         response = self.client.post(f"/{lang}/signup", data={
             "csrf_token": token, "username": username, "password": PASSWORD, "password2": PASSWORD,
             "tz": "UTC", "next": f"/{lang}/"}, follow_redirects=False)
         assert response.status_code == 303, response.text
-        self.csrf = CSRF_META.search(self.client.get("/en/").text).group(1)
+        self.csrf = first_group(CSRF_META, self.client.get("/en/").text)
         self.username = username
         return self
 
@@ -97,7 +98,9 @@ def set_role(app, username: str, role: str) -> None:
     from app.accounts.users import find_user
 
     with app.state.session_factory() as db:
-        find_user(db, username).role = role
+        user = find_user(db, username)
+        assert user is not None, f"no user {username!r} to make {role}"
+        user.role = role
         db.commit()
 
 

@@ -1,4 +1,5 @@
-"""Instructors hide, restore and lock; reports of comments reach them; "helpful" marks."""
+"""Instructors hide and unhide comments, lock and unlock threads; reports of comments reach them;
+"helpful" marks."""
 from __future__ import annotations
 
 from sqlalchemy import select
@@ -21,8 +22,17 @@ def test_hidden_comments_stay_hidden_from_learners(kim, lee, teacher, visitor):
     seen = teacher.listing()
     assert seen["comments"][0]["state"] == "hidden" and "rude words" in seen["html"]
     assert "Hidden from learners" in seen["html"]
-    assert teacher.send("POST", f"/api/comments/{secret}/restore").status_code == 200
+    assert teacher.send("POST", f"/api/comments/{secret}/unhide").status_code == 200
     assert "rude words" in visitor.listing()["html"]
+
+
+def test_restore_is_still_an_alias_of_unhide(kim, lee, teacher, visitor):
+    secret = kim.comment("words to hide")
+    assert teacher.send("POST", f"/api/comments/{secret}/hide").status_code == 200
+    assert lee.send("POST", f"/api/comments/{secret}/restore").status_code == 403  # learners cannot
+    answer = teacher.send("POST", f"/api/comments/{secret}/restore")
+    assert answer.status_code == 200 and answer.json() == {"id": secret, "hidden": False}
+    assert "words to hide" in visitor.listing()["html"]
 
 
 def test_hidden_parent_becomes_a_placeholder_above_visible_replies(kim, lee, teacher, visitor):
@@ -30,10 +40,15 @@ def test_hidden_parent_becomes_a_placeholder_above_visible_replies(kim, lee, tea
     lee.comment("a fine reply", parent_id=root)
     teacher.send("POST", f"/api/comments/{root}/hide")
     data = visitor.listing()
-    assert [c["state"] for c in data["comments"]] == ["removed", "visible"]
+    assert [c["state"] for c in data["comments"]] == ["hidden", "visible"]
     assert data["comments"][0]["author"] is None and data["comments"][0]["html"] == ""
     assert "the hidden text" not in data["html"] and "kim" not in data["html"]
     assert "This comment was hidden by a moderator." in data["html"]
+    assert 'class="comment comment--d0 comment--gone"' in data["html"]  # a placeholder, not the dashed moderator view
+    assert "운영자가 숨긴 댓글이에요." in visitor.listing(lang="ko")["html"]
+    seen = teacher.listing(lang="ko")
+    assert [c["state"] for c in seen["comments"]] == ["hidden", "visible"] and "the hidden text" in seen["html"]
+    assert "comment--hidden" in seen["html"] and "숨김 해제" in seen["html"]  # the moderator's button to undo it
 
 
 def test_locked_thread_refuses_comments_and_replies(kim, lee, teacher, visitor):

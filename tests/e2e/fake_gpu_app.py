@@ -23,7 +23,7 @@ def create():
     import kernels.engine.gpu as gpu
     from app.factory import create_app
 
-    def run_job(exercise, compiled, plan, on_phase=None, **_kw):
+    def run_job(exercise, compiled, launch_plan, on_phase=None, **_kw):  # kernels.engine.gpu.run_job
         if on_phase:
             on_phase("checking")
             on_phase("timing")

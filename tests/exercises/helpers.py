@@ -45,6 +45,7 @@ def expected_verdict(path: Path) -> str:
 def load_reference(exercise: str):
     path = KERNELS / exercise / "reference.py"
     spec = importlib.util.spec_from_file_location(f"_test_ref_{exercise}", path)
+    assert spec is not None and spec.loader is not None, f"{path} cannot be imported"
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.scrape import first_group
+
 KERNELS = Path(__file__).resolve().parents[2] / "kernels"
 EXERCISES = ("col_sum", "row_sum", "transpose", "gemm", "gemm_fast", "hgemm")
 LAUNCH_RE = re.compile(r"^//\s*launch:\s*(\{.*\})", re.M)
@@ -45,7 +47,7 @@ def launch_of(path: Path, exercise) -> dict:
 
 
 def expected_verdict(path: Path) -> str:
-    return EXPECT_RE.search(path.read_text(encoding="utf-8")).group(1)
+    return first_group(EXPECT_RE, path.read_text(encoding="utf-8"))
 
 
 def solutions(kind: str) -> list[tuple[str, Path]]:

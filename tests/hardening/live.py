@@ -2,15 +2,14 @@
 double-submit CSRF token of a form, and signing in through the sign-in form."""
 from __future__ import annotations
 
-import re
-
 import httpx
 
 from tests.accounts.conftest import CSRF_FIELD, PASSWORD  # noqa: F401  (PASSWORD: add_users' password too)
+from tests.scrape import first_group
 
 
 def form_csrf(client: httpx.Client, path: str) -> str:
-    return CSRF_FIELD.search(client.get(path).text).group(1)
+    return first_group(CSRF_FIELD, client.get(path).text)
 
 
 def post_signin(client: httpx.Client, name: str, password: str = PASSWORD, token: str | None = None) -> httpx.Response:
@@ -27,4 +26,4 @@ def signed_in(url: str, name: str) -> httpx.Client:
 
 
 def page_csrf(client: httpx.Client, path: str = "/en/") -> str:
-    return re.search(r'name="csrf-token" content="([^"]+)"', client.get(path).text).group(1)
+    return first_group(r'name="csrf-token" content="([^"]+)"', client.get(path).text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from app.accounts.users import find_user
-from app.progress import ledger
+from app.progress import xp
 from tests.accounts.conftest import PASSWORD, form_token, page_csrf, set_role, signup
 from tests.panel.conftest import app_client  # noqa: F401  (fixture)
 from tests.panel.support import add_user, insert_graded, total_xp, wrong_result
@@ -13,7 +13,7 @@ from tests.panel.support import add_user, insert_graded, total_xp, wrong_result
 
 def _xp(app, name: str) -> int:
     with app.state.session_factory() as db:
-        return ledger.total_xp(db, find_user(db, name))
+        return xp.total_xp(db, find_user(db, name))
 
 
 def test_a_grader_cannot_adjust_their_own_xp(new_client, app):

@@ -12,7 +12,7 @@ import pytest
 from app.accounts.models import User
 from app.core.db import make_engine, make_session_factory
 from app.core.migrate import upgrade_to_head
-from app.progress import ledger
+from app.progress import xp
 from app.progress.learner import reset_progress
 from app.progress.reading import complete_lesson
 
@@ -44,15 +44,15 @@ def test_a_stale_epoch_payment_cannot_make_a_deed_live_twice(db_factory):
             other.commit()
         # the completion that read epoch 0 pays now, after the reset ...
         stale.progress_epoch = stale_epoch
-        assert ledger.pay(db, stale, "lesson", "naive-vs-tiled-gemm", 30) is not None
+        assert xp.pay(db, stale, "lesson", "naive-vs-tiled-gemm", 30) is not None
         db.commit()
     with db_factory() as db:
         fresh = db.get(User, user_id)
         db.refresh(fresh)
         # ... and the next completion in the new epoch finds the deed live already.
-        assert ledger.pay(db, fresh, "lesson", "naive-vs-tiled-gemm", 30) is None
+        assert xp.pay(db, fresh, "lesson", "naive-vs-tiled-gemm", 30) is None
         db.commit()
-        assert ledger.total_xp(db, fresh) == 30
+        assert xp.total_xp(db, fresh) == 30
 
 
 def test_resets_racing_completions_never_pay_past_the_maximum(db_factory, settings):
@@ -92,5 +92,5 @@ def test_resets_racing_completions_never_pay_past_the_maximum(db_factory, settin
         for t in threads:
             t.join()
         with db_factory() as db:
-            assert ledger.total_xp(db, db.get(User, user_id)) <= maximum
+            assert xp.total_xp(db, db.get(User, user_id)) <= maximum
     assert errors == []

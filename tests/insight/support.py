@@ -28,6 +28,7 @@ def with_insight(result, source: str, *, counters: dict | None = None, block=(32
                        resources=c.resources, source=source, sandboxed=c.sandboxed)
     timings = [t.__dict__ for t in result.timings]
     ins = finish(s, ex, timings, result.gpu.name if result.gpu else None, counters)
+    assert ins is not None, "static_insight gave nothing to finish"
     ins["roofline"] = roofline.place(ex, timings, None, CEILINGS)
     result.insight = ins
     result.resources.registers = c.resources["registers"]

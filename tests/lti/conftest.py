@@ -5,12 +5,17 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
 from tests.lti.live import bound_socket, serve, url_of
 from tests.lti.platform import CLIENT_ID, DEPLOYMENT_ID, LaunchPlan, PlatformState, make_platform
+from tests.scrape import first_group
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 INPUT = re.compile(r'<input type="hidden" name="(\w+)" value="([^"]*)"')
 ACTION = re.compile(r'<form[^>]*action="([^"]+)"')
@@ -21,7 +26,7 @@ class Lms:
     tool: str
     url: str
     state: PlatformState
-    app: object
+    app: FastAPI
 
     def db(self):
         return self.app.state.session_factory()
@@ -35,7 +40,7 @@ class Lms:
         page = browser.get(f"{self.url}/start/{hint}", follow_redirects=True)
         assert page.status_code == 200, page.text
         fields = {name: html.unescape(value) for name, value in INPUT.findall(page.text)}
-        return html.unescape(ACTION.search(page.text).group(1)), fields
+        return html.unescape(first_group(ACTION, page.text)), fields
 
     def launch(self, browser: httpx.Client, hint: str, plan: LaunchPlan) -> httpx.Response:
         action, fields = self.launch_form(browser, hint, plan)

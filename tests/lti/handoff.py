@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tests.scrape import first_group
+
 ACTION = re.compile(r'<form method="post" action="(/(?:ko|en)/lti/continue)"')
 TOKEN = re.compile(r'name="token" value="([A-Za-z0-9_-]+)"')
 
@@ -26,4 +28,4 @@ class HandOff:
 
 
 def hand_off(page) -> HandOff:
-    return HandOff(ACTION.search(page.text).group(1), TOKEN.search(page.text).group(1))
+    return HandOff(first_group(ACTION, page.text), first_group(TOKEN, page.text))

@@ -3,10 +3,11 @@ cookie sessions), and graded rows built from real engine Result objects."""
 from __future__ import annotations
 
 import datetime as dt
-import re
+from typing import Any
 
 from fastapi.testclient import TestClient
 
+from tests.scrape import first_group
 from tests.submissions.conftest import PASSWORD, add_user  # noqa: F401  (re-exported)
 
 
@@ -77,21 +78,21 @@ def total_xp(app, username: str) -> int:
     from sqlalchemy import select
 
     from app.accounts.models import User
-    from app.progress import ledger
+    from app.progress import xp
 
     with app.state.session_factory() as db:
-        return ledger.total_xp(db, db.scalar(select(User).where(User.username == username)))
+        return xp.total_xp(db, db.scalar(select(User).where(User.username == username)))
 
 
 def cookie_login(app, username: str) -> tuple[TestClient, str]:
     """A second client with a browser session for ``username``; returns it and its CSRF token."""
     client = TestClient(app, raise_server_exceptions=False)
     page = client.get("/en/signin")
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+    token = first_group(r'name="csrf_token" value="([^"]+)"', page.text)
     r = client.post("/en/signin", data={"csrf_token": token, "username": username, "password": PASSWORD,
                                         "next": "/en/"}, follow_redirects=False)
     assert r.status_code == 303, r.text
-    csrf = re.search(r'name="csrf-token" content="([^"]+)"', client.get("/en/").text).group(1)
+    csrf = first_group(r'name="csrf-token" content="([^"]+)"', client.get("/en/").text)
     return client, csrf
 
 
@@ -104,8 +105,10 @@ class LiveServer:
         from app.bench.submissions_server import Server
         from app.core.db import make_engine, make_session_factory
 
-        self.server = Server(data_dir, **{"dispatcher_gpu": "off", "signin_user_limit": "1000/60",
-                                           "signin_ip_limit": "1000/60", **settings}).start()
+        # Any: these are all MKC_ strings, but a dict[str, str] would be checked against port= and workers=
+        server_settings: dict[str, Any] = {"dispatcher_gpu": "off", "signin_user_limit": "1000/60",
+                                           "signin_ip_limit": "1000/60", **settings}
+        self.server = Server(data_dir, **server_settings).start()
         self.url, self.db_url = self.server.url, self.server.db_url
         self.engine = make_engine(self.db_url)
         self.state = type("State", (), {"session_factory": make_session_factory(self.engine)})()

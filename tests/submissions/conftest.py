@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.factory import create_app
 from tests.conftest import make_settings
+from tests.scrape import first_group
 
 KERNELS = Path(__file__).resolve().parents[2] / "kernels"
 GEMM_LAUNCH = {"block": [32, 32, 1], "tile": [32, 32], "smem": 0}
@@ -124,12 +125,11 @@ def fake_gpu(monkeypatch):
 
 def signup_cookie_client(client: TestClient, username: str) -> str:
     """Sign up through the real form (cookie session); returns the session's CSRF token."""
-    import re
 
     page = client.get("/en/signup")
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+    token = first_group(r'name="csrf_token" value="([^"]+)"', page.text)
     response = client.post("/en/signup", data={"csrf_token": token, "username": username, "password": PASSWORD,
                                                "password2": PASSWORD, "tz": "UTC", "next": "/en/"},
                            follow_redirects=False)
     assert response.status_code == 303, response.text
-    return re.search(r'name="csrf-token" content="([^"]+)"', client.get("/en/").text).group(1)
+    return first_group(r'name="csrf-token" content="([^"]+)"', client.get("/en/").text)

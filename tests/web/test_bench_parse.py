@@ -55,9 +55,9 @@ def test_the_report_shows_signed_out_and_signed_in_with_and_without_compression(
 
 
 def test_the_load_average_is_three_numbers_or_unknown():
-    from app.bench.web import load_average
-
     from pathlib import Path
+
+    from app.bench.web import load_average
 
     value = load_average()
     if not Path("/proc/loadavg").exists():
@@ -65,3 +65,10 @@ def test_the_load_average_is_three_numbers_or_unknown():
         return
     numbers = [float(part) for part in value.split()]
     assert len(numbers) == 3 and min(numbers) >= 0
+
+
+def test_a_report_without_the_latency_distribution_says_what_is_missing():
+    # wrk without --latency prints no percentile lines: the benchmark stops with that, not an AttributeError
+    without = WRK_OUTPUT.replace("     99%  137.00ms\n", "")
+    with pytest.raises(ValueError, match="--latency"):
+        parse_wrk(without)

@@ -5,7 +5,7 @@ import shutil
 
 from app.core.config import PROJECT_ROOT
 from app.lessons.exercises import ExerciseInfoCache
-from app.progress import xp_history
+from app.progress import xp
 from kernels.engine import load_exercise
 
 
@@ -24,6 +24,6 @@ def test_the_cache_gives_the_engines_exercise_and_none_for_a_broken_spec(tmp_pat
 def test_a_speed_tier_row_names_the_exercise_and_the_tier():
     cache = ExerciseInfoCache(PROJECT_ROOT / "kernels")
     tier = cache.get("gemm").tiers[0]
-    text = xp_history.subject("exercise_tier", f"gemm:{tier.id}", "en", {}, cache)
+    text = xp.deed_subject("exercise_tier", f"gemm:{tier.id}", "en", {}, cache)
     assert text.startswith(cache.get("gemm").title["en"] + " — ")
-    assert xp_history.subject("exercise_tier", "gemm:no_such_tier", "en", {}, cache) == cache.get("gemm").title["en"]
+    assert xp.deed_subject("exercise_tier", "gemm:no_such_tier", "en", {}, cache) == cache.get("gemm").title["en"]

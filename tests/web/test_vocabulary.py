@@ -6,7 +6,7 @@ import re
 import pytest
 
 from app.core import vocabulary as v
-from app.progress import ledger
+from app.progress import xp
 from app.progress.registry import ACHIEVEMENTS
 from app.submissions import states
 from kernels.engine import codes
@@ -18,7 +18,7 @@ SOURCES = {
     v.STATE: set(states.ALL),
     v.VERDICT: {x.value for x in Verdict},
     v.CODE: set(codes.all_codes()),
-    v.XP_SOURCE: set(ledger.SOURCES),
+    v.XP_SOURCE: set(xp.SOURCES),
     v.ACHIEVEMENT: {a.id for a in ACHIEVEMENTS},
 }
 

@@ -3,7 +3,7 @@ to what the effective verdicts are worth: after a grader's override
 (app.graders.reviews) and after a new grading of an exercise a grader overrode before
 (app.submissions.reviews.rebalance_after_grading).
 
-The rule per exercise (app.progress.verdicts.exercise_xp_target): the pass XP if any of the
+The rule per exercise (``exercise_xp_target``): the pass XP if any of the
 learner's submissions for it has the effective verdict PASSED, plus each speed tier met by such a
 submission whose engine Result says it was met. What is paid now counts the pass and tier deeds and
 the override adjustments of the learner's submissions for the exercise, which the caller names.
@@ -18,9 +18,10 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.progress import events as ev
-from app.progress import ledger, verdicts
+from app.progress import verdicts
 from app.progress.models import XpEntry
-from app.progress.xp import exercise_xp_from_specs
+from app.progress.xp import ledger
+from app.progress.xp.rules import deeds, exercise_xp_from_specs
 
 
 def override_reference(sub_id: int, what: int | str) -> str:
@@ -49,8 +50,11 @@ def exercise_xp_now(db: Session, user: User, exercise_id: str, sub_ids: set[int]
 
 
 def exercise_xp_target(db: Session, user: User, exercise_id: str) -> int:
-    """What it should pay, judged on the effective verdicts (app.progress.verdicts)."""
-    return verdicts.exercise_xp_target(ev.current_events(db, user), exercise_id, exercise_xp_from_specs())
+    """What it should pay, judged on the effective verdicts (app.progress.verdicts): its pass once,
+    each tier met once."""
+    passes = [e for e in verdicts.effective(ev.current_events(db, user))
+              if e.kind == ev.EXERCISE_PASSED and e.subject == exercise_id]
+    return sum(d.amount for d in deeds(passes, {}, exercise_xp_from_specs()))
 
 
 def lock_learner(db: Session, user_id: int) -> User | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from app.progress import events as ev
 from app.progress.events import EventView
@@ -44,3 +45,17 @@ def deeds(events: Iterable[EventView], lesson_xp: Mapping[str, int], exercise_xp
                 if tier_id in tiers:
                     add(Deed("exercise_tier", f"{e.subject}:{tier_id}", int(tiers[tier_id])))
     return list(found.values())
+
+
+def exercise_xp_from_specs(kernels_dir: Path | None = None) -> ExerciseXp:
+    """exercise id -> (pass XP, {tier id: XP}) from kernels/<id>/spec.yaml (engine loader)."""
+    from kernels.engine import load_exercise
+    from kernels.engine.exercise import ExerciseSpecError, UnknownExercise
+
+    def lookup(exercise_id: str) -> tuple[int, Mapping[str, int]] | None:
+        try:
+            spec = load_exercise(exercise_id, kernels_dir) if kernels_dir else load_exercise(exercise_id)
+        except (UnknownExercise, ExerciseSpecError, OSError):
+            return None
+        return spec.pass_xp, {t.id: t.xp for t in spec.tiers}
+    return lookup

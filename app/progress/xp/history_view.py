@@ -34,7 +34,7 @@ def _exercise_title(exercises: _Exercises, exercise_id: str, lang: str) -> tuple
     return info.title.get(lang) or info.title.get("en") or exercise_id, info
 
 
-def subject(source: str, source_id: str, lang: str, lessons: dict[str, str], exercises: _Exercises) -> str:
+def deed_subject(source: str, source_id: str, lang: str, lessons: dict[str, str], exercises: _Exercises) -> str:
     """The deed of one ledger row by its title; never the slug or id when the title is known."""
     _ = gettext_for(lang)
     if source == "lesson":
@@ -55,7 +55,7 @@ def subject(source: str, source_id: str, lang: str, lessons: dict[str, str], exe
     return ""
 
 
-def rows(entries: Iterable[Any], lang: str, lessons: dict[str, str], exercises: _Exercises) -> list[XpRow]:
+def history_rows(entries: Iterable[Any], lang: str, lessons: dict[str, str], exercises: _Exercises) -> list[XpRow]:
     """``lessons``: slug -> "NN · title" in ``lang``; ``exercises``: app.state.exercises."""
     return [XpRow(e, vocab.label(vocab.XP_SOURCE, e.source, lang), vocab.explain(vocab.XP_SOURCE, e.source, lang),
-                  subject(e.source, e.source_id, lang, lessons, exercises)) for e in entries]
+                  deed_subject(e.source, e.source_id, lang, lessons, exercises)) for e in entries]
