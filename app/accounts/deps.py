@@ -11,12 +11,13 @@ from sqlalchemy.orm import Session
 from app.accounts import auth as authn
 from app.accounts.messages import AccountsError
 from app.accounts.roles import Permission, can
+from app.core.services import services
 
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
 def db_session(request: Request) -> Iterator[Session]:
-    with request.app.state.session_factory() as session:
+    with services(request).session_factory() as session:
         yield session
 
 

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
 from app.accounts import ratelimit, resets, users
+from app.accounts.auth import AccountsConfig
 from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth, require_permission, verify_csrf
 from app.accounts.messages import AccountsError, message
 from app.accounts.models import User
@@ -19,6 +20,7 @@ from app.accounts.usernames import username_key
 from app.accounts.views import account_context, render, safe_next
 from app.core.bodies import make_router
 from app.core.ids import OptionalRowIdQuery, RowId
+from app.core.services import services
 
 router = make_router()
 require_users_manage = require_permission(Permission.MANAGE_USERS)
@@ -36,7 +38,7 @@ def _form_page(request, lang, template, auth, *, error=None, status=200, headers
 
 
 def _signed_in_redirect(request: Request, db: Session, user: User, next_url: str, lang: str):
-    cfg = request.app.state.accounts
+    cfg = services(request).get(AccountsConfig)
     token, _ = authn.start_session(db, user, cfg.session_ttl, request.headers.get("user-agent", ""))
     db.commit()
     response = RedirectResponse(safe_next(next_url, lang), status_code=303)
@@ -57,7 +59,7 @@ def signup_submit(lang: str, request: Request, username: str = Form(""), passwor
                   db: Session = Depends(db_session)):
     ip = client_ip(request)
     shown = username[:64]
-    claim = ratelimit.take(db, [("signup", ip, request.app.state.accounts.signup_per_ip)])
+    claim = ratelimit.take(db, [("signup", ip, services(request).get(AccountsConfig).signup_per_ip)])
     db.commit()  # every attempt counts, whatever happens next
     if not claim.allowed:
         return _form_page(request, lang, "accounts/signup.html", None, error="rate_limited", status=429,
@@ -81,7 +83,7 @@ def signin_page(lang: str, request: Request, next: str = "", auth=Depends(curren
 @router.post("/{lang:lang}/signin", dependencies=CSRF)
 def signin_submit(lang: str, request: Request, username: str = Form(""), password: str = Form(""),
                   next: str = Form(""), db: Session = Depends(db_session)):
-    cfg = request.app.state.accounts
+    cfg = services(request).get(AccountsConfig)
     ip = client_ip(request)
     per_user = f"{ip}\x1f{username_key(username[:200])[:64]}"
     shown = username[:64]

@@ -21,8 +21,8 @@ from app.comments.web import signed_in_writer
 from app.core.bodies import make_router
 from app.core.clock import utcnow
 from app.core.ids import RowId
+from app.core.languages import api_lang
 from app.core.openapi import CSVResponse
-from app.i18n.requests import api_lang
 
 router = make_router(prefix="/api", tags=["classes"])
 

@@ -22,6 +22,7 @@ from app.comments.web import config, lesson_or_404, signed_in_writer, slugs, ui_
 from app.core.bodies import COMMENT_BODY_LIMIT, FORM_TEXT_BODY_LIMIT, make_router
 from app.core.config import LANGUAGES
 from app.core.ids import BodyRowId, OptionalRowIdQuery, PageNumber, RowId
+from app.core.services import services
 from app.i18n import ngettext_for
 
 router = make_router()
@@ -60,7 +61,7 @@ def _fragment(request: Request, page: listing.ThreadPage, lang: str, auth, follo
     context = account_context(request, lang, f"/lessons/{page.slug}", auth)
     context.update(thread=page, moderator=can_moderate(auth.user if auth else None), following=following,
                    count_text=count_label(page.count, lang))
-    return request.app.state.templates.get_template("comments/_list.html").render(context)
+    return services(request).templates.get_template("comments/_list.html").render(context)
 
 
 @router.get("/api/lessons/{slug}/comments")

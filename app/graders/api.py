@@ -16,10 +16,13 @@ from app.core import vocabulary as vocab
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import OptionalDayQuery, RowId
 from app.core.jsonbody import JsonBodyError, loads_strict
+from app.core.languages import api_lang
 from app.core.openapi import CSVResponse
+from app.core.services import services
 from app.graders import listing, reviews
-from app.i18n.requests import api_lang
+from app.lessons.exercises import ExerciseInfoCache
 from app.submissions.models import Submission
+from app.submissions.runtime import SubmissionsRuntime
 
 router = make_router(prefix="/api/graders", tags=["graders"])
 require_reviewer = require_permission(Permission.REVIEW_SUBMISSIONS)
@@ -28,7 +31,7 @@ require_reviewer = require_permission(Permission.REVIEW_SUBMISSIONS)
 def exercise_titles(request: Request, lang: str) -> Callable[[str], str]:
     """An exercise's title in the reader's language (its id only when the spec is gone)."""
     def title(exercise_id: str) -> str:
-        info = request.app.state.exercises.get(exercise_id)
+        info = services(request).get(ExerciseInfoCache).get(exercise_id)
         return (info.title.get(lang) or info.title.get("en") or exercise_id) if info else exercise_id
     return title
 
@@ -50,7 +53,7 @@ def listing_query(exercise: str = Query("", max_length=200), learner: str = Quer
 
 def _records(request: Request, with_result: bool) -> list[dict]:
     filters = listing.Filters.parse(request.query_params)
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         return [listing.export_record(r, with_result=with_result) for r in listing.list_rows(db, filters)]
 
 
@@ -86,7 +89,7 @@ async def stuck_csv(request: Request, min: str = Query("", max_length=20), exerc
     from app.graders import stuck
 
     def load():
-        with request.app.state.session_factory() as db:
+        with services(request).session_factory() as db:
             return stuck.report(db, min_failures=stuck.parse_min(request.query_params.get("min")),
                                 exercise=(request.query_params.get("exercise") or "")[:64],
                                 class_id=listing.parse_class(request.query_params.get("class")))
@@ -110,8 +113,8 @@ async def _body(request: Request) -> dict:
 def act(request: Request, auth, sub_id: RowId, kind: str, data: dict) -> dict:
     """One grader action, committed; returns the audit entry. Shared by the API and the forms."""
     repeated = False
-    with request.app.state.session_factory() as db:
-        grader = db.get(User, auth.user.id)
+    with services(request).session_factory() as db:
+        grader = db.get_one(User, auth.user.id)  # the signed-in caller: their row exists
         if kind == "note":
             entry = reviews.add_note(db, grader, sub_id, str(data.get("reason") or ""))
         elif kind == "override":
@@ -122,15 +125,15 @@ def act(request: Request, auth, sub_id: RowId, kind: str, data: dict) -> dict:
             repeated = not created
         else:
             entry = reviews.rerun(db, grader, sub_id, str(data.get("reason") or ""))
-            enqueue = request.app.state.submissions.enqueue
+            enqueue = services(request).get(SubmissionsRuntime).enqueue
             if enqueue is not None:  # cluster mode: the row waits again only together with its job
-                enqueue(db, db.get(Submission, sub_id))
+                enqueue(db, db.get_one(Submission, sub_id))  # rerun() found it
         db.commit()
         out = reviews.review_json(entry)
         if kind == "override" and repeated:
             out["repeated"] = True  # the submission had this verdict from an override already: nothing new
     if kind == "rerun":
-        runtime = request.app.state.submissions
+        runtime = services(request).get(SubmissionsRuntime)
         runtime.wake()
         runtime.hub.notify(sub_id)
     return out

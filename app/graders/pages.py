@@ -19,6 +19,7 @@ from app.classes.models import CourseClass
 from app.core import vocabulary as vocab
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
+from app.core.services import services
 from app.graders import listing, reviews
 from app.graders.api import act, exercise_titles, listing_query
 from app.graders.messages import DONE, text
@@ -42,7 +43,7 @@ def _exercises() -> list[str]:
 
 def _classes(request: Request) -> list[tuple[int, str]]:
     """Every class (id, "name · term"), for the filter that scopes these pages to one class's learners."""
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         rows = db.execute(select(CourseClass.id, CourseClass.name, CourseClass.term).order_by(CourseClass.name))
         return [(cid, f"{name} · {term}" if term else name) for cid, name, term in rows]
 
@@ -50,7 +51,7 @@ def _classes(request: Request) -> list[tuple[int, str]]:
 @router.get("/{lang:lang}/graders", dependencies=[Depends(listing_query)])
 def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
     filters = listing.Filters.parse(request.query_params)
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         rows = listing.list_rows(db, filters)
         for row in rows:
             row["speedups"] = {a: listing.export_record(row, with_result=False)[f"speedup_{a}"]
@@ -70,7 +71,7 @@ def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
 
     min_failures = stuck.parse_min(request.query_params.get("min"))
     class_id = listing.parse_class(request.query_params.get("class"))
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         reports = stuck.report(db, min_failures=min_failures, class_id=class_id)
     context = account_context(request, lang, "/graders/stuck", auth)
     context.update(reports=reports, min_failures=min_failures, duration=stuck.fmt_duration, class_id=class_id,
@@ -88,7 +89,7 @@ def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depe
 def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "", error: str = "", status: int = 200,
             typed: dict[str, str] | None = None):
     """The submission page; after a refused form, ``typed`` (kind, reason, verdict) refills that form."""
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         row = db.get(Submission, sub_id)
         if row is None:
             raise HTTPException(404)

@@ -11,10 +11,13 @@ from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
+from app.accounts.auth import AccountsConfig
 from app.accounts.deps import current_auth, db_session, verify_csrf
 from app.accounts.models import User
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
+from app.core.services import services
+from app.lessons.catalog import Catalog
 from app.lti import courses, handoff, identity, resources
 from app.lti.claims import Launch
 from app.lti.messages import LtiError
@@ -40,11 +43,11 @@ def _sign_in_and_go(request: Request, db: Session, user_id: int, platform_id: in
         if course_class is not None:
             courses.join_class(db, course_class, user, claims.role)
     course = resources.Course(db, platform_id, claims.context_id)
-    target = resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang, course) \
+    target = resources.path_for(services(request).get(Catalog).snapshot(), claims.resource, claims.lang, course) \
         or f"/{claims.lang}/"
     if claims.resource is None and claims.role in INSTRUCTING and context is not None:
         target = f"/{claims.lang}/lti/courses/{context.id}"  # the course's page: roster and grades sent
-    cfg = request.app.state.accounts
+    cfg = services(request).get(AccountsConfig)
     session_token, _ = authn.start_session(db, user, cfg.session_ttl, request.headers.get("user-agent", ""))
     db.commit()
     response = RedirectResponse(target, status_code=303)

@@ -21,8 +21,10 @@ from app.accounts.ratelimit import Rate
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
 from app.core.errors import AppError
+from app.core.languages import reader_language
+from app.core.services import services
 from app.i18n import gettext_for
-from app.i18n.requests import preferred_language
+from app.lessons.catalog import Catalog
 from app.lti import courses, handoff, keys, resources, verify
 from app.lti.claims import Launch
 from app.lti.framing import allow_lms_frame
@@ -47,7 +49,7 @@ async def _params(request: Request) -> dict[str, Any]:
 def _lang(request: Request) -> str:
     """The language of a refusal that comes before the token is trusted: the browser's (cookie,
     Accept-Language), not the token's locale claim."""
-    return preferred_language(request, request.app.state.settings.default_language)
+    return reader_language(request)
 
 
 def _refused(request: Request, exc: AppError, lang: str) -> Response:
@@ -111,7 +113,7 @@ async def launch(request: Request, db: Session = Depends(db_session)) -> Respons
 
 def _resource_launch(request: Request, db: Session, platform: LtiPlatform, claims: Launch) -> Response:
     course = resources.Course(db, platform.id, claims.context_id)
-    if resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang, course) is None:
+    if resources.path_for(services(request).get(Catalog).snapshot(), claims.resource, claims.lang, course) is None:
         raise LtiError("unknown_resource", status=404)
     courses.context_for(db, platform.id, claims)
     token = handoff.issue(db, platform.id, claims)
@@ -132,7 +134,7 @@ def _deep_link_picker(request: Request, db: Session, platform: LtiPlatform, clai
     token = handoff.issue(db, platform.id, claims, {"deep_link": settings, "deployment_id": deployment})
     context = account_context(request, claims.lang, "/", None)
     course = resources.Course(db, platform.id, claims.context_id)
-    context.update(token=token, choices=resources.choices(request.app.state.catalog.snapshot(), claims.lang, course,
+    context.update(token=token, choices=resources.choices(services(request).get(Catalog).snapshot(), claims.lang, course,
                                                           gettext_for(claims.lang)(ASSIGNMENT_CHOICE)))
     return allow_lms_frame(render(request, "lti/pick.html", context))
 
@@ -146,7 +148,7 @@ async def deep_link_answer(request: Request, db: Session = Depends(db_session)) 
         platform_id, claims, extra = handoff.take(db, str(params.get("token", "")))
         lang = claims.lang
         picked = str(params.get("resource", ""))
-        snapshot = request.app.state.catalog.snapshot()
+        snapshot = services(request).get(Catalog).snapshot()
         course = resources.Course(db, platform_id, claims.context_id)
         offered = resources.choices(snapshot, lang, course, gettext_for(lang)(ASSIGNMENT_CHOICE))
         choice = next((c for c in offered if c.resource == picked), None)

@@ -14,7 +14,10 @@ from app.comments.permissions import can_moderate
 from app.comments.web import signed_in_writer, ui_lang
 from app.core.bodies import make_router
 from app.core.ids import RowId
-from app.i18n.requests import api_lang
+from app.core.languages import api_lang
+from app.core.services import services
+from app.lessons.catalog import Catalog
+from app.lessons.exercises import ExerciseInfoCache
 from app.notifications import service
 
 router = make_router()
@@ -39,10 +42,10 @@ def summary(request: Request, auth: authn.Auth = Depends(require_auth), db: Sess
 
 def _exercises(request: Request, lang: str) -> dict[str, tuple[str, str | None]]:
     """exercise id -> (its title in ``lang``, the lesson page that holds its panel)."""
-    state = request.app.state
+    shared = services(request)
     out: dict[str, tuple[str, str | None]] = {}
-    for lesson in state.catalog.snapshot().visible(state.settings.show_drafts):
-        info = state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
+    for lesson in shared.get(Catalog).snapshot().visible(shared.settings.show_drafts):
+        info = shared.get(ExerciseInfoCache).get(lesson.meta.exercise) if lesson.meta.exercise else None
         if info is not None:
             out[info.id] = (info.title.get(lang) or info.title.get("en") or info.id, f"/{lang}/lessons/{lesson.slug}")
     return out
@@ -72,7 +75,7 @@ def _texts(request: Request, items: list, lang: str) -> dict[int, dict]:
 
 
 def _lesson_titles(request: Request, lang: str) -> dict[str, str]:
-    return {lesson.slug: lesson.text(lang)[0].title for lesson in request.app.state.catalog.snapshot().lessons}
+    return {lesson.slug: lesson.text(lang)[0].title for lesson in services(request).get(Catalog).snapshot().lessons}
 
 
 @router.get("/api/notifications")

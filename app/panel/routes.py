@@ -17,6 +17,8 @@ from app.core.bodies import make_router
 from app.core.config import LANGUAGES
 from app.core.fragments import opened_as_page
 from app.core.ids import RowId, RowIdQuery
+from app.core.services import services
+from app.lessons.catalog import Catalog
 from app.panel import overridden
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
@@ -26,6 +28,7 @@ from app.rendering.code import highlighted_source
 from app.submissions.models import Submission
 from app.submissions.routes import _limits as submission_limits
 from app.submissions.routes import signed_in_with_csrf
+from app.submissions.runtime import SubmissionsRuntime
 from app.templating import page_context
 
 api_router = make_router(prefix="/api/panel", tags=["panel"])
@@ -64,16 +67,16 @@ async def get_exercise(exercise_id: str):
 
 def _to_lesson(request: Request, lang: str, exercise_id: str, query: str) -> RedirectResponse:
     """A fragment opened as a page: the lesson whose panel shows it (or the course)."""
-    state = request.app.state
-    slug = next((lesson.slug for lesson in state.catalog.snapshot().visible(state.settings.show_drafts)
+    shared = services(request)
+    slug = next((lesson.slug for lesson in shared.get(Catalog).snapshot().visible(shared.settings.show_drafts)
                  if lesson.meta.exercise == exercise_id), None)
     return RedirectResponse(f"/{lang}/lessons/{slug}{query}#exercise" if slug else f"/{lang}/", status_code=303)
 
 
 def _fragment(request: Request, lang: str, template: str, **values) -> HTMLResponse:
-    context = page_context(lang, "/", request.app.state.settings.site_name)
+    context = page_context(lang, "/", services(request).settings.site_name)
     context.update(values)
-    html = request.app.state.templates.get_template(template).render(context)
+    html = services(request).templates.get_template(template).render(context)
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
@@ -81,12 +84,12 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
     """The panel's view of one submission for its owner (graders: any); 404 for anyone else.
     ``source`` and ``launch`` are the submission's own, so the panel shows the code the result is about."""
     def load():
-        with request.app.state.session_factory() as db:
+        with services(request).session_factory() as db:
             row = db.get(Submission, sub_id)
             if row is None or (row.user_id != auth.user.id and not can(auth.user.role, Permission.REVIEW_SUBMISSIONS)):
                 return None
             panel = present_submission(db, row, lang, owner_view=row.user_id == auth.user.id,
-                                       gpu_budget_seconds=request.app.state.settings.gpu_budget_seconds)
+                                       gpu_budget_seconds=services(request).settings.gpu_budget_seconds)
             return {**panel, "source": row.source, "launch_json": row.launch, "exercise": row.exercise_id}
 
     panel = await run_in_threadpool(load)
@@ -136,13 +139,13 @@ async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signe
             config = exercise_config(row.exercise_id)
             launch = dict(config["launch_defaults"]) if config else {}
         new = intake.store(db, auth.user, row.exercise_id, intake.Request_(row.source, {**launch, "profile": True}),
-                           submission_limits(request), enqueue=request.app.state.submissions.enqueue)
+                           submission_limits(request), enqueue=services(request).get(SubmissionsRuntime).enqueue)
         return new.id
 
     new_id = await run_in_threadpool(store)
     if new_id is None:
         raise HTTPException(404)
-    request.app.state.submissions.wake()
+    services(request).get(SubmissionsRuntime).wake()
     return JSONResponse({"id": new_id}, status_code=202)
 
 
@@ -152,7 +155,7 @@ async def history_fragment(lang: str, exercise_id: str, request: Request, auth=D
         return _to_lesson(request, lang, exercise_id, "")
 
     def load():
-        with request.app.state.session_factory() as db:
+        with services(request).session_factory() as db:
             return own_history(db, auth.user.id, exercise_id[:64], lang)
 
     return _fragment(request, lang, "panel/history.html", items=await run_in_threadpool(load))
@@ -163,10 +166,10 @@ async def diff_fragment(lang: str, a: RowIdQuery, b: RowIdQuery, request: Reques
     """Diff of two of one's own submissions (graders: any two)."""
 
     def load():
-        with request.app.state.session_factory() as db:
-            rows = [db.get(Submission, a), db.get(Submission, b)]
+        with services(request).session_factory() as db:
+            rows = [row for row in (db.get(Submission, a), db.get(Submission, b)) if row is not None]
             reviewer = can(auth.user.role, Permission.REVIEW_SUBMISSIONS)
-            if any(r is None or (r.user_id != auth.user.id and not reviewer) for r in rows):
+            if len(rows) < 2 or any(r.user_id != auth.user.id and not reviewer for r in rows):
                 return None
             old, new = sorted(rows, key=lambda r: r.id)
             return (old.id, new.id, diff_lines(old.source, new.source, f"#{old.id}", f"#{new.id}"),

@@ -20,6 +20,9 @@ from app.accounts.views import account_context, render
 from app.comments import service as comments_service
 from app.core.bodies import make_router
 from app.core.ids import RowId
+from app.core.services import services
+from app.lessons.catalog import Catalog
+from app.lessons.exercises import ExerciseInfoCache
 from app.progress import learner, ledger, xp_history
 from app.progress.achievements import earned_achievements, take_announcements
 from app.progress.registry import ACHIEVEMENTS
@@ -30,8 +33,8 @@ CSRF = [Depends(csrf_protect)]
 
 
 def _visible_lessons(request: Request):
-    state = request.app.state
-    return state.catalog.snapshot().visible(state.settings.show_drafts)
+    shared = services(request)
+    return shared.get(Catalog).snapshot().visible(shared.settings.show_drafts)
 
 
 def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str | None = None,
@@ -48,7 +51,7 @@ def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str |
         achievements=[{"a": a, "earned_at": earned.get(a.id)} for a in ACHIEVEMENTS],
         xp_history=xp_history.rows(ledger.history(db, user), lang,
                                    {lesson.slug: f"{lesson.number} · {lesson.text(lang)[0].title}" for lesson in lessons},
-                                   request.app.state.exercises), tokens=authn.list_api_tokens(db, user), new_token=new_token,
+                                   services(request).get(ExerciseInfoCache)), tokens=authn.list_api_tokens(db, user), new_token=new_token,
         submissions=(subs := _submissions(db, user)), effective_verdicts=_effective_verdicts(db, subs), notice=notice,
         # each submission row links to its lesson's exercise panel, which shows that submission
         exercise_pages={lesson.meta.exercise: f"/{lang}/lessons/{lesson.slug}" for lesson in lessons if lesson.meta.exercise},
@@ -62,7 +65,7 @@ def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str |
 def _exercise_titles(request: Request, lessons, lang: str) -> dict[str, str]:
     titles = {}
     for lesson in lessons:
-        info = request.app.state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
+        info = services(request).get(ExerciseInfoCache).get(lesson.meta.exercise) if lesson.meta.exercise else None
         if info is not None:
             titles[info.id] = info.title.get(lang) or info.title.get("en") or info.id
     return titles
@@ -139,7 +142,7 @@ def _render_confirm(request: Request, lang: str, auth, action: str, *, error: st
     context = account_context(request, lang, f"/profile/{action}", auth)
     context.update(action=action, error=error, choice=choice)
     if action == "delete":
-        with request.app.state.session_factory() as db:
+        with services(request).session_factory() as db:
             context.update(comment_count=comments_service.authored_count(db, auth.user),
                            report_count=reports_service.count_by(db, auth.user))
     return render(request, "accounts/confirm.html", context, status=status)

@@ -12,7 +12,9 @@ from app.accounts.messages import AccountsError
 from app.accounts.models import User
 from app.accounts.roles import Permission
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
-from app.i18n.requests import api_lang
+from app.core.languages import api_lang
+from app.core.services import services
+from app.lessons.catalog import Catalog
 from app.progress import ledger
 from app.progress.achievements import award_achievements, earned_achievements, mark_announced
 from app.progress.learner import completed_lessons, learner_state, strip_json
@@ -27,8 +29,8 @@ CSRF = [Depends(csrf_protect)]
 
 
 def _lessons(request: Request):
-    state = request.app.state
-    return state.catalog.snapshot().visible(state.settings.show_drafts)
+    shared = services(request)
+    return shared.get(Catalog).snapshot().visible(shared.settings.show_drafts)
 
 
 def _achievements_json(achievements, lang):
@@ -37,9 +39,9 @@ def _achievements_json(achievements, lang):
 
 
 def _strip_html(request: Request, lang: str, state, lessons) -> str:
-    context = page_context(lang, "/", request.app.state.settings.site_name)
+    context = page_context(lang, "/", services(request).settings.site_name)
     context.update(learner=state, lesson_slugs=[lesson.slug for lesson in lessons])
-    return request.app.state.templates.get_template("partials/strip.html").render(context)
+    return services(request).templates.get_template("partials/strip.html").render(context)
 
 
 def _progress_json(db: Session, user: User, request: Request, lang: str) -> dict:

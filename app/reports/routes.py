@@ -15,6 +15,8 @@ from app.comments.permissions import can_moderate
 from app.comments.web import config, lesson_or_404, signed_in_writer, ui_lang
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
+from app.core.services import services
+from app.lessons.catalog import Catalog
 from app.reports import service
 
 router = make_router()
@@ -52,7 +54,7 @@ def report_submit(lang: str, slug: str, request: Request, what: str = Form(""), 
     try:
         service.submit(db, config(request), slug=slug, lang=lang, what=what, quote=quote,
                        user=auth.user if auth else None,
-                       ip_digest=service.ip_hash(request.app.state.secret_key, _client_ip(request)))
+                       ip_digest=service.ip_hash(services(request).secret_key, _client_ip(request)))
     except CommentsError as exc:
         return _form(request, lang, lesson, auth, what=what[:5000], quote=quote[:5000], status=exc.status,
                      headers=exc.headers, error=exc.message(lang))
@@ -78,7 +80,7 @@ def inbox(lang: str, request: Request, status: str = "open", auth: authn.Auth = 
     ui_lang(request, lang)
     resolved = status == "resolved"
     titles = {lesson.slug: {code: lesson.text(code)[0].title for code in ("ko", "en")}
-              for lesson in request.app.state.catalog.snapshot().lessons}
+              for lesson in services(request).get(Catalog).snapshot().lessons}
     context = account_context(request, lang, "/reports", auth)
     context.update(status="resolved" if resolved else "open", problems=service.problem_reports(db, resolved),
                    reported=service.reported_comments(db, resolved), titles=titles)

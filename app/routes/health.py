@@ -15,6 +15,7 @@ from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 
 from app.core.bodies import make_router
+from app.core.services import services
 from app.routes.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS
 
 router = make_router(include_in_schema=False)
@@ -27,8 +28,8 @@ async def healthz() -> JSONResponse:
 
 
 def readiness(request: Request) -> dict:
-    settings = request.app.state.settings
-    with request.app.state.session_factory() as db:
+    settings = services(request).settings
+    with services(request).session_factory() as db:
         db.execute(text("SELECT 1"))
         out: dict = {"ok": True, "database": "ok",
                      "mode": "cluster" if settings.queue == "procrastinate" else "one box", "warnings": []}

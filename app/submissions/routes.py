@@ -15,7 +15,8 @@ from app.accounts.roles import Permission, can
 from app.core.bodies import make_router
 from app.core.clock import utcnow
 from app.core.ids import RowId
-from app.i18n.requests import api_lang
+from app.core.languages import api_lang
+from app.core.services import services
 from app.submissions import events, intake, queue
 from app.submissions.gpu_budget import GpuWait, waiting_row
 from app.submissions.intake import MAX_BODY_BYTES
@@ -39,11 +40,11 @@ async def signed_in_with_csrf(request: Request, auth: Auth = Depends(require_aut
 
 def _gpu_wait(request: Request, db: Session, row: Submission) -> GpuWait | None:
     """Why a queued row is not taken yet when its learner used their hourly GPU time."""
-    return waiting_row(db, row, request.app.state.settings.gpu_budget_seconds, utcnow())
+    return waiting_row(db, row, services(request).settings.gpu_budget_seconds, utcnow())
 
 
 def _limits(request: Request) -> intake.Limits:
-    s = request.app.state.settings
+    s = services(request).settings
     return intake.Limits(s.submission_max_in_flight, s.submission_per_hour, s.submission_per_day)
 
 
@@ -66,7 +67,7 @@ async def create_submission(exercise_id: str, request: Request, auth: Auth = Dep
     if len(exercise_id) > 64 or not await run_in_threadpool(intake.exercise_exists, exercise_id):
         raise SubmissionError("unknown_exercise", {"exercise": exercise_id[:64]}, status=404)
 
-    submissions: SubmissionsRuntime = request.app.state.submissions
+    submissions: SubmissionsRuntime = services(request).get(SubmissionsRuntime)
 
     def store() -> tuple[Submission, int | None, GpuWait | None]:
         row = intake.store(db, auth.user, exercise_id, body, _limits(request), enqueue=submissions.enqueue)
@@ -122,7 +123,7 @@ async def cancel_submission(sub_id: RowId, request: Request, auth: Auth = Depend
         return view
 
     view = await run_in_threadpool(run)
-    submissions: SubmissionsRuntime = request.app.state.submissions
+    submissions: SubmissionsRuntime = services(request).get(SubmissionsRuntime)
     submissions.hub.notify(sub_id)  # an open event stream shows it cancelled and ends
     return JSONResponse(view, headers={"Cache-Control": "no-store"})
 
@@ -135,7 +136,7 @@ async def submission_events(sub_id: RowId, request: Request, auth: Auth = Depend
     stream ends at done/awaiting_gpu; poll ``GET /api/submissions/{id}`` as a fallback."""
     await run_in_threadpool(_load_visible, request, auth, sub_id, db)  # 404 before streaming
     await run_in_threadpool(db.close)  # a stream may last minutes: hold no connection meanwhile
-    factory: sessionmaker[Session] = request.app.state.session_factory
+    factory: sessionmaker[Session] = services(request).session_factory
 
     def load() -> tuple[dict[str, Any], Submission]:
         with factory() as own:
@@ -149,7 +150,7 @@ async def submission_events(sub_id: RowId, request: Request, auth: Auth = Depend
         view.pop("source", None)  # the stream repeats; the code is in GET already
         return view
 
-    submissions: SubmissionsRuntime = request.app.state.submissions
+    submissions: SubmissionsRuntime = services(request).get(SubmissionsRuntime)
     return StreamingResponse(events.stream(sub_id, submissions.hub, read, request.is_disconnected),
                              media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

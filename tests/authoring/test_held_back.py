@@ -3,6 +3,7 @@ learners get a 404, instructors see it with the reasons; /{lang}/authoring lists
 finds (without the NVRTC compile) and calls its errors errors, in both languages."""
 from __future__ import annotations
 
+from app.core.services import app_services
 from app.lessons.check import check_course
 from app.templating import STATIC_DIR
 
@@ -25,7 +26,7 @@ def test_a_published_lesson_with_a_missing_image_is_held_back(app, browser, less
 
 def test_the_authoring_page_lists_what_the_check_finds(app, browser, lessons_dir, write_lesson):  # noqa: F811
     write_lesson(lessons_dir, 3, "short-words", status="published")
-    report = check_course(lessons_dir, STATIC_DIR, app.state.settings.kernels_dir, compile_cuda=False)
+    report = check_course(lessons_dir, STATIC_DIR, app_services(app).settings.kernels_dir, compile_cuda=False)
     errors = [p for p in report.problems if p.severity == "error"]
     assert errors  # tiny test lessons are too short for a published lesson
     teacher = browser("teacher2", "admin")

@@ -9,6 +9,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from app.core.services import app_services
 from app.factory import create_app
 from tests.accounts.conftest import CSRF_FIELD, set_role, signup
 
@@ -121,7 +122,7 @@ def submit_passed(app):
     from app.submissions.models import Submission
 
     def make(username, exercise, ci_low):
-        with app.state.session_factory() as db:
+        with app_services(app).session_factory() as db:
             user = find_user(db, username)
             result = {"verdict": "PASSED", "message": {"code": "PASSED", "params": {}}, "tiers": [],
                       "speedups": [{"against": "tiled", "size": {"M": 1024}, "value": ci_low + 0.1, "ci_low": ci_low,

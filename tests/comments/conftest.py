@@ -7,6 +7,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from app.core.services import app_services
 from app.factory import create_app
 
 PASSWORD = "correct horse battery"
@@ -96,7 +97,7 @@ def visitor(browser_factory) -> Browser:
 def set_role(app, username: str, role: str) -> None:
     from app.accounts.users import find_user
 
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         find_user(db, username).role = role
         db.commit()
 

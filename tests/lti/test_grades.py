@@ -9,6 +9,8 @@ import json
 
 from sqlalchemy import select, update
 
+from app.core.services import app_services
+from app.lessons.exercises import ExerciseInfoCache
 from tests.lti.handoff import hand_off
 from tests.lti.platform import INSTRUCTOR, LEARNER, LaunchPlan, Person
 
@@ -61,7 +63,7 @@ def override(lms, submission_id, verdict):
 def run_pass(lms):
     from app.lti import passback
 
-    return passback.run_pass(lms.app.state.session_factory, lms.app.state.exercises)
+    return passback.run_pass(app_services(lms.app).session_factory, app_services(lms.app).get(ExerciseInfoCache))
 
 
 def sent(lms):
@@ -123,7 +125,7 @@ def test_two_senders_never_send_one_score_at_once(lms):
     make_assignment(lms, "Week 1", ["gemm"])
     submit(lms, "Ann", "gemm", "PASSED")
     with lms.db() as db:
-        passback.scan(db, lms.app.state.exercises)
+        passback.scan(db, app_services(lms.app).get(ExerciseInfoCache))
         db.commit()
         assert db.scalar(select(LtiScore.version)) == 1
     with lms.db() as first, lms.db() as second:

@@ -7,6 +7,7 @@ import re
 
 from fastapi.testclient import TestClient
 
+from app.core.services import app_services
 from tests.submissions.conftest import PASSWORD, add_user  # noqa: F401  (re-exported)
 
 
@@ -59,7 +60,7 @@ def insert_graded(app, username: str, result, *, source: str = "// kernel\n", cr
     from app.submissions.models import Submission
 
     now = created or dt.datetime.utcnow()
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         user = db.scalar(select(User).where(User.username == username))
         row = Submission(user_id=user.id, exercise_id=result.exercise, source=source, launch="null",
                          source_bytes=len(source), state="done", verdict=result.verdict.value,
@@ -79,7 +80,7 @@ def total_xp(app, username: str) -> int:
     from app.accounts.models import User
     from app.progress import ledger
 
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         return ledger.total_xp(db, db.scalar(select(User).where(User.username == username)))
 
 
