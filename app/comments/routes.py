@@ -6,19 +6,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Depends, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel
-from sqlalchemy.orm import Session
 
-from app.accounts import auth as authn
-from app.accounts.deps import current_auth, db_session
+from app.accounts.deps import OptionalAuthDep, SessionDep, WriterDep
 from app.accounts.views import account_context, render
 from app.comments import listing, service
 from app.comments.messages import CommentsError
 from app.comments.models import Comment
 from app.comments.permissions import can_moderate
-from app.comments.web import config, lesson_or_404, signed_in_writer, slugs, ui_lang
+from app.comments.web import config, lesson_or_404, slugs, ui_lang
 from app.core.bodies import COMMENT_BODY_LIMIT, FORM_TEXT_BODY_LIMIT, make_router
 from app.core.config import LANGUAGES
 from app.core.ids import BodyRowId, OptionalRowIdQuery, PageNumber, RowId
@@ -65,8 +63,8 @@ def _fragment(request: Request, page: listing.ThreadPage, lang: str, auth, follo
 
 
 @router.get("/api/lessons/{slug}/comments")
-def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "newest", page: PageNumber = 1,
-                  focus: OptionalRowIdQuery = None, auth=Depends(current_auth), db: Session = Depends(db_session)):
+def list_comments(slug: str, request: Request, auth: OptionalAuthDep, db: SessionDep, lang: str = "ko",
+                  sort: str = "newest", page: PageNumber = 1, focus: OptionalRowIdQuery = None):
     lang = ui_lang(request, lang if lang in LANGUAGES else None)
     lesson_or_404(request, slug)
     viewer = auth.user if auth else None
@@ -82,8 +80,7 @@ def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "ne
 
 
 @router.post("/api/lessons/{slug}/comments", status_code=201, max_body_size=COMMENT_BODY_LIMIT)
-def create_comment(slug: str, data: NewComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                   db: Session = Depends(db_session)):
+def create_comment(slug: str, data: NewComment, request: Request, auth: WriterDep, db: SessionDep):
     lang = ui_lang(request, data.lang)
     lesson_or_404(request, slug)
     comment = service.post(db, config(request), auth.user, slug, lang, data.body, data.parent_id, slugs(request))
@@ -93,7 +90,7 @@ def create_comment(slug: str, data: NewComment, request: Request, auth: authn.Au
 
 
 @router.get("/api/comments/{comment_id}")
-def get_comment(comment_id: RowId, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+def get_comment(comment_id: RowId, request: Request, auth: OptionalAuthDep, db: SessionDep):
     ui_lang(request)
     comment = db.get(Comment, comment_id)
     viewer = auth.user if auth else None
@@ -107,8 +104,7 @@ def get_comment(comment_id: RowId, request: Request, auth=Depends(current_auth),
 
 
 @router.patch("/api/comments/{comment_id}", max_body_size=COMMENT_BODY_LIMIT)
-def edit_comment(comment_id: RowId, data: EditComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                 db: Session = Depends(db_session)):
+def edit_comment(comment_id: RowId, data: EditComment, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request, data.lang)
     comment = service.edit(db, config(request), auth.user, comment_id, data.body)
     db.commit()
@@ -116,8 +112,7 @@ def edit_comment(comment_id: RowId, data: EditComment, request: Request, auth: a
 
 
 @router.delete("/api/comments/{comment_id}")
-def delete_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                   db: Session = Depends(db_session)):
+def delete_comment(comment_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     service.delete(db, auth.user, comment_id)
     db.commit()
@@ -125,8 +120,7 @@ def delete_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depen
 
 
 @router.post("/api/comments/{comment_id}/helpful")
-def mark_helpful(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                 db: Session = Depends(db_session)):
+def mark_helpful(comment_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     reply = service.mark_helpful(db, auth.user, comment_id, slugs(request))
     db.commit()
@@ -134,8 +128,7 @@ def mark_helpful(comment_id: RowId, request: Request, auth: authn.Auth = Depends
 
 
 @router.post("/api/comments/{comment_id}/hide")
-def hide_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                 db: Session = Depends(db_session)):
+def hide_comment(comment_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     service.set_hidden(db, auth.user, comment_id, True)
     db.commit()
@@ -143,8 +136,7 @@ def hide_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends
 
 
 @router.post("/api/comments/{comment_id}/restore")
-def restore_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                    db: Session = Depends(db_session)):
+def restore_comment(comment_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     service.set_hidden(db, auth.user, comment_id, False)
     db.commit()
@@ -152,8 +144,7 @@ def restore_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depe
 
 
 @router.post("/api/comments/{comment_id}/report", status_code=201, max_body_size=FORM_TEXT_BODY_LIMIT)
-def report_comment(comment_id: RowId, data: ReportComment, request: Request,
-                   auth: authn.Auth = Depends(signed_in_writer), db: Session = Depends(db_session)):
+def report_comment(comment_id: RowId, data: ReportComment, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request, data.lang)
     row = service.report(db, config(request), auth.user, comment_id, data.reason)
     db.commit()
@@ -161,8 +152,7 @@ def report_comment(comment_id: RowId, data: ReportComment, request: Request,
 
 
 @router.post("/api/lessons/{slug}/comments/lock")
-def lock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                db: Session = Depends(db_session)):
+def lock_thread(slug: str, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_locked(db, auth.user, slug, True)
@@ -171,8 +161,7 @@ def lock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_i
 
 
 @router.post("/api/lessons/{slug}/comments/unlock")
-def unlock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                  db: Session = Depends(db_session)):
+def unlock_thread(slug: str, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_locked(db, auth.user, slug, False)
@@ -181,8 +170,7 @@ def unlock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed
 
 
 @router.put("/api/lessons/{slug}/comments/follow")
-def follow_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                  db: Session = Depends(db_session)):
+def follow_thread(slug: str, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_following(db, auth.user, slug, True)
@@ -191,8 +179,7 @@ def follow_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed
 
 
 @router.delete("/api/lessons/{slug}/comments/follow")
-def unfollow_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                    db: Session = Depends(db_session)):
+def unfollow_thread(slug: str, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_following(db, auth.user, slug, False)
@@ -201,8 +188,8 @@ def unfollow_thread(slug: str, request: Request, auth: authn.Auth = Depends(sign
 
 
 @router.get("/{lang:lang}/lessons/{slug}/comments")
-def comments_page(lang: str, slug: str, request: Request, sort: str = "newest", page: PageNumber = 1,
-                  auth=Depends(current_auth), db: Session = Depends(db_session)) -> HTMLResponse:
+def comments_page(lang: str, slug: str, request: Request, auth: OptionalAuthDep, db: SessionDep,
+                  sort: str = "newest", page: PageNumber = 1) -> HTMLResponse:
     """The comments alone, rendered on the server: for readers without JavaScript."""
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)

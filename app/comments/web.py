@@ -1,12 +1,10 @@
 """Helpers the comments, notifications and reports routes share: the lesson, the language of
-messages, signed-in writers (sign-in checked before CSRF, so a visitor hears "sign in"). Their
+messages, the comments' limits (signed-in writers: ``WriterDep`` in app/accounts/deps.py). Their
 refusals (CommentsError) are rendered by app/routes/errors.py like every AppError."""
 from __future__ import annotations
 
-from fastapi import Depends, Request
+from fastapi import Request
 
-from app.accounts import auth as authn
-from app.accounts.deps import csrf_protect, require_auth
 from app.comments.limits import CommentsConfig
 from app.comments.messages import CommentsError
 from app.core.config import LANGUAGES
@@ -44,7 +42,3 @@ def lesson_or_404(request: Request, slug: str):
 
 def slugs(request: Request) -> frozenset[str]:
     return frozenset(lesson.slug for lesson in lessons(request))
-
-
-def signed_in_writer(auth: authn.Auth = Depends(require_auth), _csrf: None = Depends(csrf_protect)) -> authn.Auth:
-    return auth

@@ -64,7 +64,7 @@ class Services:
 
 def app_services(app: Starlette) -> Services:
     """The application's services; for code that holds the app rather than a request (start-up, tests)."""
-    found = app.state.services
+    found = getattr(app.state, "services", None)
     if not isinstance(found, Services):
         raise LookupError("this application was not built by create_app")
     return found

@@ -9,9 +9,9 @@ from fastapi import Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from app.accounts.deps import csrf_protect, require_permission
+from app.accounts.auth import Auth
+from app.accounts.deps import ReviewerDep, csrf_protect
 from app.accounts.models import User
-from app.accounts.roles import Permission
 from app.core import vocabulary as vocab
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import OptionalDayQuery, RowId
@@ -25,7 +25,6 @@ from app.submissions.models import Submission
 from app.submissions.runtime import SubmissionsRuntime
 
 router = make_router(prefix="/api/graders", tags=["graders"])
-require_reviewer = require_permission(Permission.REVIEW_SUBMISSIONS)
 
 
 def exercise_titles(request: Request, lang: str) -> Callable[[str], str]:
@@ -36,10 +35,13 @@ def exercise_titles(request: Request, lang: str) -> Callable[[str], str]:
     return title
 
 
-async def reviewer_with_csrf(request: Request, auth=Depends(require_reviewer)):
+async def reviewer_with_csrf(request: Request, auth: ReviewerDep) -> Auth:
     """401 signed out, 403 for learners, then cookie callers must carry the CSRF token."""
     await csrf_protect(request, auth)
     return auth
+
+
+ReviewerWriterDep = Annotated[Auth, Depends(reviewer_with_csrf)]
 
 
 def listing_query(exercise: str = Query("", max_length=200), learner: str = Query("", max_length=200),
@@ -58,8 +60,7 @@ def _records(request: Request, with_result: bool) -> list[dict]:
 
 
 @router.get("/submissions", dependencies=[Depends(listing_query)])
-async def list_json(request: Request, download: str = Query("", max_length=8),
-                    auth=Depends(require_reviewer)):
+async def list_json(request: Request, auth: ReviewerDep, download: str = Query("", max_length=8)):
     """Every submission matching ?exercise=&learner=&verdict=&from=&to= (flagged first), with
     the engine's Result, the source and the audit trail. Add ?download=1 for a file."""
     records = await run_in_threadpool(_records, request, True)
@@ -70,7 +71,7 @@ async def list_json(request: Request, download: str = Query("", max_length=8),
 
 
 @router.get("/submissions.csv", response_class=CSVResponse, dependencies=[Depends(listing_query)])
-async def list_csv(request: Request, auth=Depends(require_reviewer)):
+async def list_csv(request: Request, auth: ReviewerDep):
     """The same rows as CSV (one line per submission, no source). Beside each code column its label
     in the requester's language (?lang=ko|en, else the browser's): exercise_title, status_label,
     state_label, verdict_label, effective_verdict_label, flags_labels, message_label."""
@@ -83,8 +84,8 @@ async def list_csv(request: Request, auth=Depends(require_reviewer)):
 
 
 @router.get("/stuck.csv", response_class=CSVResponse)
-async def stuck_csv(request: Request, min: str = Query("", max_length=20), exercise: str = Query("", max_length=200),
-                    class_: str = Query("", alias="class", max_length=20), auth=Depends(require_reviewer)):
+async def stuck_csv(request: Request, auth: ReviewerDep, min: str = Query("", max_length=20),
+                    exercise: str = Query("", max_length=200), class_: str = Query("", alias="class", max_length=20)):
     """Who is stuck, per exercise (?min=N failed attempts, ?exercise=, ?class=ID for one class's learners), as CSV."""
     from app.graders import stuck
 
@@ -140,7 +141,7 @@ def act(request: Request, auth, sub_id: RowId, kind: str, data: dict) -> dict:
 
 
 def _make(kind: str):
-    async def handler(sub_id: RowId, request: Request, auth=Depends(reviewer_with_csrf)):
+    async def handler(sub_id: RowId, request: Request, auth: ReviewerWriterDep):
         data = await _body(request)  # a refusal (ReviewError) is answered by app/routes/errors.py
         entry = await run_in_threadpool(act, request, auth, sub_id, kind, data)
         repeated = entry.pop("repeated", False)

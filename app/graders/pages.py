@@ -11,9 +11,8 @@ from markupsafe import Markup
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
-from app.accounts.deps import csrf_protect, require_permission
+from app.accounts.deps import ReviewerDep, csrf_protect
 from app.accounts.models import User
-from app.accounts.roles import Permission
 from app.accounts.views import account_context, render
 from app.classes.models import CourseClass
 from app.core import vocabulary as vocab
@@ -29,7 +28,6 @@ from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
 
 router = make_router(include_in_schema=False)
-require_reviewer = require_permission(Permission.REVIEW_SUBMISSIONS)
 
 
 def _exercises() -> list[str]:
@@ -49,7 +47,7 @@ def _classes(request: Request) -> list[tuple[int, str]]:
 
 
 @router.get("/{lang:lang}/graders", dependencies=[Depends(listing_query)])
-def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
+def dashboard(lang: str, request: Request, auth: ReviewerDep):
     filters = listing.Filters.parse(request.query_params)
     with services(request).session_factory() as db:
         rows = listing.list_rows(db, filters)
@@ -65,7 +63,7 @@ def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
 
 
 @router.get("/{lang:lang}/graders/stuck")
-def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
+def stuck_page(lang: str, request: Request, auth: ReviewerDep):
     """Who is stuck: per exercise, learners with >= N failed attempts and no pass."""
     from app.graders import stuck
 
@@ -82,7 +80,7 @@ def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
 
 
 @router.get("/{lang:lang}/graders/submissions/{sub_id}")
-def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depends(require_reviewer)):
+def detail(lang: str, sub_id: RowId, request: Request, auth: ReviewerDep, done: str = ""):
     return _detail(request, lang, sub_id, auth, done=done)
 
 
@@ -105,8 +103,8 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
 
 
 @router.post("/{lang:lang}/graders/submissions/{sub_id}/{kind}", max_body_size=FORM_TEXT_BODY_LIMIT)
-async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason: str = Form(""),
-                   verdict: str = Form(""), auth=Depends(require_reviewer)):
+async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, auth: ReviewerDep,
+                   reason: str = Form(""), verdict: str = Form("")):
     await csrf_protect(request, auth)
     if kind not in DONE:
         raise HTTPException(404)
@@ -123,7 +121,7 @@ async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason
 
 
 @router.get("/{lang:lang}/graders/submissions/{sub_id}/{kind}")
-def act_address(lang: str, sub_id: RowId, kind: str, auth=Depends(require_reviewer)):
+def act_address(lang: str, sub_id: RowId, kind: str, auth: ReviewerDep):
     """A form's address opened again (a reload after an error, a copied link): the submission's page."""
     if kind not in DONE:
         raise HTTPException(404)

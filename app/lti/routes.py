@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Depends, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
 from sqlalchemy.orm import Session
 
 from app.accounts import ratelimit
-from app.accounts.deps import db_session
+from app.accounts.deps import SessionDep
 from app.accounts.ratelimit import Rate
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
@@ -62,7 +62,7 @@ def _refused(request: Request, exc: AppError, lang: str) -> Response:
 # ---- what the LMS calls ----------------------------------------------------------------------------
 
 @router.get("/lti/jwks", name="lti_jwks", include_in_schema=False)
-def jwks(db: Session = Depends(db_session)) -> JSONResponse:
+def jwks(db: SessionDep) -> JSONResponse:
     """Our public keys; the platform verifies our client assertions and Deep Linking answers with them."""
     published = keys.jwks(db)
     if not published["keys"]:  # first call ever: make the key now, so the LMS can be set up at once
@@ -73,7 +73,7 @@ def jwks(db: Session = Depends(db_session)) -> JSONResponse:
 
 
 @router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login_endpoint", include_in_schema=False)
-async def login(request: Request, db: Session = Depends(db_session)) -> Response:
+async def login(request: Request, db: SessionDep) -> Response:
     params = await _params(request)
     ip = request.client.host if request.client else "?"
     claim = ratelimit.take(db, [("lti-login", ip, LOGINS_PER_IP)])
@@ -91,7 +91,7 @@ async def login(request: Request, db: Session = Depends(db_session)) -> Response
 
 
 @router.post("/lti/launch", name="lti_launch", include_in_schema=False)
-async def launch(request: Request, db: Session = Depends(db_session)) -> Response:
+async def launch(request: Request, db: SessionDep) -> Response:
     params = await _params(request)
     lang = _lang(request)
     try:
@@ -140,7 +140,7 @@ def _deep_link_picker(request: Request, db: Session, platform: LtiPlatform, clai
 
 
 @router.post("/lti/deep-link", include_in_schema=False)
-async def deep_link_answer(request: Request, db: Session = Depends(db_session)) -> Response:
+async def deep_link_answer(request: Request, db: SessionDep) -> Response:
     """The instructor's pick, signed and posted back to the LMS (a form the browser submits)."""
     params = await _params(request)
     lang = _lang(request)

@@ -2,16 +2,15 @@
 (mark one read, mark all read, the on-reply/off setting), and the same actions as JSON."""
 from __future__ import annotations
 
-from fastapi import Depends, Form, Request
+from fastapi import Form, Request
 from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from app.accounts import auth as authn
-from app.accounts.deps import current_auth, db_session, require_auth
+from app.accounts.deps import AuthDep, OptionalAuthDep, SessionDep, WriterDep
 from app.accounts.views import account_context, render
 from app.comments.permissions import can_moderate
-from app.comments.web import signed_in_writer, ui_lang
+from app.comments.web import ui_lang
 from app.core.bodies import make_router
 from app.core.ids import RowId
 from app.core.languages import api_lang
@@ -35,7 +34,7 @@ def _open_reports(db: Session, user) -> int | None:
 
 
 @router.get("/api/notifications/summary")
-def summary(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
+def summary(request: Request, auth: AuthDep, db: SessionDep):
     return JSONResponse({"unread": service.unread_count(db, auth.user), "inbox": _open_reports(db, auth.user)},
                         headers={"Cache-Control": "no-store"})
 
@@ -79,7 +78,7 @@ def _lesson_titles(request: Request, lang: str) -> dict[str, str]:
 
 
 @router.get("/api/notifications")
-def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
+def list_notifications(request: Request, auth: AuthDep, db: SessionDep):
     """Your latest notifications, each with its sentence in your language (?lang=ko|en, else your
     language cookie or Accept-Language) and the link it leads to; a verdict change also carries the
     grader's note."""
@@ -97,23 +96,21 @@ def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth
 
 
 @router.post("/api/notifications/{notification_id}/read")
-def read_one_api(notification_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                 db: Session = Depends(db_session)):
+def read_one_api(notification_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     changed = service.mark_read(db, auth.user, notification_id)
     db.commit()
     return JSONResponse({"read": True, "changed": changed, "unread": service.unread_count(db, auth.user)})
 
 
 @router.post("/api/notifications/read-all")
-def read_all_api(request: Request, auth: authn.Auth = Depends(signed_in_writer), db: Session = Depends(db_session)):
+def read_all_api(request: Request, auth: WriterDep, db: SessionDep):
     changed = service.mark_all_read(db, auth.user)
     db.commit()
     return JSONResponse({"changed": changed, "unread": 0})
 
 
 @router.put("/api/notifications/settings")
-def settings_api(data: Setting, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                 db: Session = Depends(db_session)):
+def settings_api(data: Setting, request: Request, auth: WriterDep, db: SessionDep):
     mode = service.set_mode(db, auth.user, data.mode)
     db.commit()
     return JSONResponse({"mode": mode})
@@ -122,7 +119,7 @@ def settings_api(data: Setting, request: Request, auth: authn.Auth = Depends(sig
 # ---- the page -------------------------------------------------------------------------------------
 
 @router.get("/{lang:lang}/notifications")
-def notifications_page(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+def notifications_page(lang: str, request: Request, auth: OptionalAuthDep, db: SessionDep):
     ui_lang(request, lang)
     if auth is None or auth.via != "cookie":
         return RedirectResponse(f"/{lang}/signin?next=/{lang}/notifications", status_code=303)
@@ -134,24 +131,21 @@ def notifications_page(lang: str, request: Request, auth=Depends(current_auth), 
 
 
 @router.post("/{lang:lang}/notifications/{notification_id}/read")
-def read_one_form(lang: str, notification_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                  db: Session = Depends(db_session)):
+def read_one_form(lang: str, notification_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     service.mark_read(db, auth.user, notification_id)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)
 
 
 @router.post("/{lang:lang}/notifications/read-all")
-def read_all_form(lang: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                  db: Session = Depends(db_session)):
+def read_all_form(lang: str, request: Request, auth: WriterDep, db: SessionDep):
     service.mark_all_read(db, auth.user)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)
 
 
 @router.post("/{lang:lang}/notifications/settings")
-def settings_form(lang: str, request: Request, mode: str = Form("reply"), auth: authn.Auth = Depends(signed_in_writer),
-                  db: Session = Depends(db_session)):
+def settings_form(lang: str, request: Request, auth: WriterDep, db: SessionDep, mode: str = Form("reply")):
     service.set_mode(db, auth.user, mode)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)

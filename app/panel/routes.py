@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from markupsafe import Markup
-from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from app.accounts.deps import db_session, require_auth
+from app.accounts.deps import AuthDep, SessionDep, WriterDep
 from app.accounts.roles import Permission, can
 from app.core.bodies import make_router
 from app.core.config import LANGUAGES
@@ -27,7 +26,6 @@ from app.panel.submission import present_submission
 from app.rendering.code import highlighted_source
 from app.submissions.models import Submission
 from app.submissions.routes import _limits as submission_limits
-from app.submissions.routes import signed_in_with_csrf
 from app.submissions.runtime import SubmissionsRuntime
 from app.templating import page_context
 
@@ -99,7 +97,7 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
 
 
 @router.get("/{lang:lang}/panel/submissions/{sub_id}")
-async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depends(require_auth)):
+async def result_fragment(lang: str, sub_id: RowId, request: Request, auth: AuthDep):
     """The result with the submission's own code beside it (read-only, "Load into the editor")."""
     panel = await _visible_panel(request, sub_id, lang, auth)
     if opened_as_page(request):
@@ -109,7 +107,7 @@ async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depen
 
 
 @api_router.get("/submissions/{sub_id}")
-async def result_json(sub_id: RowId, request: Request, lang: str = "", auth=Depends(require_auth)):
+async def result_json(sub_id: RowId, request: Request, auth: AuthDep, lang: str = ""):
     """What the exercise panel shows of one of your submissions (graders: any), in ?lang=ko|en: the
     verdict the learner sees (a grader's override wins, with the automatic check's beside it),
     the speed tiers it earns, the XP it earns and the graders' notes."""
@@ -120,8 +118,7 @@ async def result_json(sub_id: RowId, request: Request, lang: str = "", auth=Depe
 
 
 @api_router.post("/submissions/{sub_id}/profile", status_code=202)
-async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signed_in_with_csrf),
-                             db: Session = Depends(db_session)):
+async def profile_submission(sub_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     """"Profile this": the same kernel and launch again, graded as usual and with
     Nsight Compute counters where the grading host has ncu. A new submission of one's own: it
     counts against the job limits like any other."""
@@ -150,7 +147,7 @@ async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signe
 
 
 @router.get("/{lang:lang}/panel/exercises/{exercise_id}/history")
-async def history_fragment(lang: str, exercise_id: str, request: Request, auth=Depends(require_auth)):
+async def history_fragment(lang: str, exercise_id: str, request: Request, auth: AuthDep):
     if opened_as_page(request):
         return _to_lesson(request, lang, exercise_id, "")
 
@@ -162,7 +159,7 @@ async def history_fragment(lang: str, exercise_id: str, request: Request, auth=D
 
 
 @router.get("/{lang:lang}/panel/diff")
-async def diff_fragment(lang: str, a: RowIdQuery, b: RowIdQuery, request: Request, auth=Depends(require_auth)):
+async def diff_fragment(lang: str, a: RowIdQuery, b: RowIdQuery, request: Request, auth: AuthDep):
     """Diff of two of one's own submissions (graders: any two)."""
 
     def load():

@@ -2,15 +2,14 @@
 ``Authorization: Bearer mkc_...`` and skip CSRF with the same permissions."""
 from __future__ import annotations
 
-from fastapi import Depends, Request
+from fastapi import Request
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.accounts import users
-from app.accounts.deps import csrf_protect, db_session, require_auth, require_permission
+from app.accounts.deps import CSRF, AuthDep, ProgressViewerDep, SessionDep, UserManagerDep, XpAdjusterDep
 from app.accounts.messages import AccountsError
 from app.accounts.models import User
-from app.accounts.roles import Permission
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.languages import api_lang
 from app.core.services import services
@@ -22,10 +21,6 @@ from app.progress.reading import complete_lesson, merge_browser_progress
 from app.templating import page_context
 
 router = make_router(prefix="/api")
-require_view_others = require_permission(Permission.VIEW_OTHERS_PROGRESS)
-require_xp_adjust = require_permission(Permission.ADJUST_XP)
-require_users_manage = require_permission(Permission.MANAGE_USERS)
-CSRF = [Depends(csrf_protect)]
 
 
 def _lessons(request: Request):
@@ -59,7 +54,7 @@ def _progress_json(db: Session, user: User, request: Request, lang: str) -> dict
 
 
 @router.get("/me")
-def me(request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
+def me(request: Request, auth: AuthDep, db: SessionDep):
     return _progress_json(db, auth.user, request, api_lang(request))
 
 
@@ -69,7 +64,7 @@ class MergeBody(BaseModel):
 
 
 @router.post("/progress/merge", dependencies=CSRF, max_body_size=FORM_TEXT_BODY_LIMIT)
-def merge(body: MergeBody, request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
+def merge(body: MergeBody, request: Request, auth: AuthDep, db: SessionDep):
     """The visitor's localStorage progress joins the account: union, earliest time kept."""
     lang = api_lang(request)
     lessons = _lessons(request)
@@ -87,8 +82,7 @@ class CompleteBody(BaseModel):
 
 
 @router.post("/progress/lessons/{slug}/complete", dependencies=CSRF)
-def complete(slug: str, request: Request, body: CompleteBody | None = None, auth=Depends(require_auth),
-             db: Session = Depends(db_session)):
+def complete(slug: str, request: Request, auth: AuthDep, db: SessionDep, body: CompleteBody | None = None):
     lang = api_lang(request)
     lessons = _lessons(request)
     lesson = next((item for item in lessons if item.slug == slug), None)
@@ -104,8 +98,7 @@ def complete(slug: str, request: Request, body: CompleteBody | None = None, auth
 
 
 @router.get("/users/{username}/progress")
-def user_progress(username: str, request: Request, auth=Depends(require_view_others),
-                  db: Session = Depends(db_session)):
+def user_progress(username: str, request: Request, auth: ProgressViewerDep, db: SessionDep):
     user = users.find_user(db, username)
     if user is None:
         raise AccountsError("not_found", status=404)
@@ -120,8 +113,7 @@ class AdjustBody(BaseModel):
 
 
 @router.post("/xp/adjust", dependencies=CSRF)
-def adjust_xp(body: AdjustBody, request: Request, auth=Depends(require_xp_adjust),
-              db: Session = Depends(db_session)):
+def adjust_xp(body: AdjustBody, request: Request, auth: XpAdjusterDep, db: SessionDep):
     """A grader's override: a compensating ledger entry, idempotent per ``reference``."""
     user = users.find_user(db, body.username)
     if user is None:
@@ -142,8 +134,7 @@ class RoleBody(BaseModel):
 
 
 @router.post("/admin/users/{username}/role", dependencies=CSRF)
-def set_role(username: str, body: RoleBody, request: Request, auth=Depends(require_users_manage),
-             db: Session = Depends(db_session)):
+def set_role(username: str, body: RoleBody, request: Request, auth: UserManagerDep, db: SessionDep):
     user = users.find_user(db, username)
     if user is None:
         raise AccountsError("not_found", status=404)

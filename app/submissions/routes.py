@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Depends, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import Auth
-from app.accounts.deps import csrf_protect, db_session, require_auth
+from app.accounts.deps import AuthDep, SessionDep, WriterDep
 from app.accounts.roles import Permission, can
 from app.core.bodies import make_router
 from app.core.clock import utcnow
@@ -32,12 +32,6 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody}
                                                     for code in (400, 401, 403, 404, 413, 415, 422, 429)}
 
 
-async def signed_in_with_csrf(request: Request, auth: Auth = Depends(require_auth)) -> Auth:
-    """Signed out is 401 first; then cookie callers must carry the CSRF token."""
-    await csrf_protect(request, auth)
-    return auth
-
-
 def _gpu_wait(request: Request, db: Session, row: Submission) -> GpuWait | None:
     """Why a queued row is not taken yet when its learner used their hourly GPU time."""
     return waiting_row(db, row, services(request).settings.gpu_budget_seconds, utcnow())
@@ -53,8 +47,7 @@ def _limits(request: Request) -> intake.Limits:
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
                  "schema": SubmissionRequest.model_json_schema(ref_template="#/components/schemas/{model}"),
                  "example": SubmissionRequest.model_json_schema()["examples"][0]}}}})
-async def create_submission(exercise_id: str, request: Request, auth: Auth = Depends(signed_in_with_csrf),
-                            db: Session = Depends(db_session)) -> JSONResponse:
+async def create_submission(exercise_id: str, request: Request, auth: WriterDep, db: SessionDep) -> JSONResponse:
     """Store a kernel for grading and answer at once (202) with its id.
 
     The row is stored before anything else happens; a dispatcher grades it later. Oversized
@@ -96,8 +89,7 @@ def _load_visible(request: Request, auth: Auth, sub_id: RowId, db: Session) -> t
 
 
 @router.get("/submissions/{sub_id}", response_model=SubmissionView, responses=ERROR_RESPONSES)
-async def get_submission(sub_id: RowId, request: Request, auth: Auth = Depends(require_auth),
-                         db: Session = Depends(db_session)) -> JSONResponse:
+async def get_submission(sub_id: RowId, request: Request, auth: AuthDep, db: SessionDep) -> JSONResponse:
     """State (with queue position while queued) and, once graded, the engine's Result as is.
 
     Only the author and graders/admins can see a submission (others get 404)."""
@@ -106,8 +98,7 @@ async def get_submission(sub_id: RowId, request: Request, auth: Auth = Depends(r
 
 
 @router.post("/submissions/{sub_id}/cancel", response_model=SubmissionView, responses=ERROR_RESPONSES)
-async def cancel_submission(sub_id: RowId, request: Request, auth: Auth = Depends(signed_in_with_csrf),
-                            db: Session = Depends(db_session)) -> JSONResponse:
+async def cancel_submission(sub_id: RowId, request: Request, auth: WriterDep, db: SessionDep) -> JSONResponse:
     """Take back your own submission while it waits (queued or awaiting_gpu): it becomes
     ``cancelled``, final with no verdict. One that is being graded or finished is refused (409)."""
     def run() -> dict[str, Any]:
@@ -129,8 +120,7 @@ async def cancel_submission(sub_id: RowId, request: Request, auth: Auth = Depend
 
 
 @router.get("/submissions/{sub_id}/events", responses={200: {"content": {"text/event-stream": {}}}, **ERROR_RESPONSES})
-async def submission_events(sub_id: RowId, request: Request, auth: Auth = Depends(require_auth),
-                            db: Session = Depends(db_session)) -> StreamingResponse:
+async def submission_events(sub_id: RowId, request: Request, auth: AuthDep, db: SessionDep) -> StreamingResponse:
     """Server-sent events: ``event: state`` with the submission's JSON at every change
     (queued with position -> compiling -> checking -> timing -> done, or awaiting_gpu). The
     stream ends at done/awaiting_gpu; poll ``GET /api/submissions/{id}`` as a fallback."""
@@ -157,8 +147,7 @@ async def submission_events(sub_id: RowId, request: Request, auth: Auth = Depend
 
 
 @router.get("/exercises/{exercise_id}/submissions", response_model=SubmissionList, responses=ERROR_RESPONSES)
-async def list_submissions(exercise_id: str, request: Request, auth: Auth = Depends(require_auth),
-                           db: Session = Depends(db_session)) -> JSONResponse:
+async def list_submissions(exercise_id: str, request: Request, auth: AuthDep, db: SessionDep) -> JSONResponse:
     """Your 50 latest submissions for one exercise, newest first (no code, no result: GET one for that)."""
     from sqlalchemy import select
 
