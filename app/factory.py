@@ -15,6 +15,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from app import models as _schema  # noqa: F401  (registers every feature's tables on Base.metadata)
 from app.accounts.auth import AccountsConfig
 from app.accounts.routes import router as accounts_router
+from app.classes.lms import LmsGradebook
 from app.comments.limits import CommentsConfig
 from app.comments.routes import router as comments_router
 from app.core import openapi, vocabulary
@@ -31,6 +32,7 @@ from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.measured import ResultsStore
 from app.lti import passback as lti_passback
+from app.lti import passback_status as lti_passback_status
 from app.lti.admin import router as lti_admin_router
 from app.lti.continue_routes import router as lti_continue_router
 from app.lti.course_routes import router as lti_course_router
@@ -135,7 +137,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                AccountsConfig.from_settings(settings),  # session lifetime and rate limits (tests tune these)
                CommentsConfig.from_settings(settings),  # comment length, rate limits, page size (tests tune these)
                SubmissionsRuntime(),  # change hub, dispatcher, the cluster's enqueuer
-               ReaderMemo()])  # what the signed-in page path remembers between requests
+               ReaderMemo(),  # what the signed-in page path remembers between requests
+               LmsGradebook(read=lti_passback_status.for_class)])  # what each class's LMS was sent
 
     app.add_middleware(EarlyRefusalMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)

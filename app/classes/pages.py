@@ -21,6 +21,7 @@ from app.accounts.users import find_user
 from app.accounts.views import account_context, render
 from app.classes import assignments, boards, insight, present, roster
 from app.classes.api import class_board, class_detail, class_gradebook, my_assignments, my_classes, site_board
+from app.classes.lms import LmsGradebook
 from app.classes.messages import DONE, ClassesError
 from app.classes.models import MEMBER_ROLES
 from app.classes.web import Access, Course, class_access, course
@@ -28,6 +29,7 @@ from app.classes.work import recent_work
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.errors import translate
 from app.core.ids import MAX_ROW_ID, RowId
+from app.core.services import services
 
 router = make_router(include_in_schema=False)
 ZONES = ("Asia/Seoul", "UTC", "America/Los_Angeles", "America/New_York", "Europe/London", "Europe/Berlin",
@@ -268,8 +270,9 @@ def gradebook_page(lang: str, class_id: RowId, request: Request, auth: OptionalA
     access = class_access(db, auth, class_id, "gradebook.view")
     the_course = course(request, lang)
     _views, _rows, book = class_gradebook(db, access, the_course, auth.user)
+    lms = services(request).get(LmsGradebook).read(db, access.row)
     context = _context(request, lang, f"/classes/{class_id}/gradebook", auth, row=access.row, book=book,
-                       course=the_course)
+                       course=the_course, lms=lms)
     return render(request, "classes/gradebook.html", context)
 
 

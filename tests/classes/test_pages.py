@@ -72,6 +72,7 @@ def test_a_term_through_the_pages(app, browsers, lang, submit_passed):
     submit_passed("lee", "gemm", 1.7)
     book = teacher.get(f"{class_url}/gradebook").text
     assert re.search(r'data-learner="lee">.*?data-score>1/2<', book, re.S)
+    assert "data-lms" not in book  # a class made on the site has no LMS line
     csv = teacher.get(f"/api/{class_url.split('/', 2)[2]}/gradebook.csv").text
     assert csv.splitlines()[0] == "username,email,Week 1 [score],Week 1 [out of],Week 1 [late]"
     assert csv.splitlines()[1] == "lee,,1,2,no"
