@@ -16,6 +16,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from app import models as _schema  # noqa: F401  (registers every feature's tables on Base.metadata)
 from app.accounts.auth import AccountsConfig
 from app.accounts.routes import router as accounts_router
+from app.classes.lms import LmsGradebook
 from app.comments.limits import CommentsConfig
 from app.comments.routes import router as comments_router
 from app.core import openapi, vocabulary
@@ -27,17 +28,20 @@ from app.core.headers import SecurityHeadersMiddleware
 from app.core.migrate import require_head, upgrade_to_head
 from app.core.page_cache import PageCache
 from app.core.proxies import add_proxy_headers
+from app.core.services import Services
 from app.lessons.catalog import Catalog
 from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.gate import load_checked_catalog
 from app.lessons.measured import ResultsStore
 from app.lti import passback as lti_passback
+from app.lti import passback_status as lti_passback_status
 from app.lti.admin import router as lti_admin_router
 from app.lti.continue_routes import router as lti_continue_router
 from app.lti.course_routes import router as lti_course_router
 from app.lti.routes import router as lti_router
 from app.notifications.routes import router as notifications_router
 from app.profile.routes import router as profile_router
+from app.progress.reader_cache import ReaderMemo
 from app.progress.routes import router as progress_api_router
 from app.reports.routes import router as reports_router
 from app.routes import apidocs, errors, health, language, metrics, pages
@@ -46,17 +50,18 @@ from app.routes.ladder import router as ladder_router
 from app.routes.static_files import CachedStaticFiles
 from app.stats import ViewCounter
 from app.submissions import runtime as submissions
+from app.submissions.runtime import SubmissionsRuntime
 from app.templating import STATIC_DIR, make_environment
 
 log = logging.getLogger(__name__)
 VIEW_FLUSH_SECONDS = 5.0
 
 
-async def _flush_views_forever(app: FastAPI) -> None:
+async def _flush_views_forever(shared: Services) -> None:
     while True:
         await asyncio.sleep(VIEW_FLUSH_SECONDS)
         try:
-            await run_in_threadpool(app.state.views.flush, app.state.session_factory)
+            await run_in_threadpool(shared.get(ViewCounter).flush, shared.session_factory)
         except Exception:
             log.exception("could not write lesson view counts")
 
@@ -80,21 +85,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.ensure_data_dir()
-        app.state.secret_key = settings.load_secret_key()
+        shared.secret_key  # noqa: B018  (loaded, or generated into data_dir, now: a bad data_dir fails start-up)
         if settings.migrate_on_start:  # embedded use and tests; `serve` migrates once before its workers start
-            await run_in_threadpool(upgrade_to_head, app.state.engine)
+            await run_in_threadpool(upgrade_to_head, shared.engine)
         else:
-            await run_in_threadpool(require_head, app.state.engine)
-        snapshot = app.state.catalog.snapshot()
+            await run_in_threadpool(require_head, shared.engine)
+        snapshot = shared.get(Catalog).snapshot()
         for problem in snapshot.problems:
             (log.error if problem.severity == "error" else log.warning)("lesson: %s", problem)
         if settings.freeze_heap:  # last step of start-up: what it built is frozen, requests' objects are not
             settle_heap()
-        flusher = asyncio.create_task(_flush_views_forever(app))
+        flusher = asyncio.create_task(_flush_views_forever(shared))
         if settings.queue == "procrastinate":  # cluster mode: a new row's job goes to the GPU workers' queue
             from app.cluster.jobs import Enqueuer
 
-            app.state.submissions.enqueue = Enqueuer(settings.resolved_database_url)
+            shared.get(SubmissionsRuntime).enqueue = Enqueuer(settings.resolved_database_url)
         submissions.start(app)  # the grading dispatcher (a thread; see app/submissions/dispatcher.py)
         # LMS grade passback (app/lti/passback.py): changed scores go to connected LMSes
         passback = asyncio.create_task(lti_passback.run_forever(app)) if settings.lti_passback_seconds > 0 else None
@@ -109,27 +114,34 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await flusher
-            app.state.views.flush(app.state.session_factory)
-            app.state.engine.dispose()
+            shared.get(ViewCounter).flush(shared.session_factory)
+            shared.engine.dispose()
 
     # Bodies are capped per router and route while they are read (app/core/bodies.py), not here: an
     # application-wide limit would answer refusals in English, around our error handlers.
     # /docs and /redoc are ours (app/routes/apidocs.py): served from static/, no CDN, no inline script.
     app = FastAPI(title=settings.site_name, lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/openapi.json", description=vocabulary.api_description())
-    app.state.settings = settings
-    app.state.engine = make_engine(settings.resolved_database_url)
-    app.state.session_factory = make_session_factory(app.state.engine)
-    app.state.templates = make_environment(auto_reload=True)
-    app.state.catalog = Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval,
-                                load_checked_catalog)
-    app.state.results = ResultsStore(settings.results_dir, settings.kernels_dir / "ladder", settings.results_gpu,
-                                     recheck_s=settings.catalog_check_interval)
-    app.state.exercises = ExerciseInfoCache(settings.kernels_dir)
-    app.state.views = ViewCounter()
-    app.state.page_cache = PageCache(enabled=not settings.debug)
-    app.state.accounts = AccountsConfig.from_settings(settings)  # session lifetime and rate limits (tests tune these)
-    app.state.comments = CommentsConfig.from_settings(settings)  # comment length, rate limits, page size (tests tune these)
+    engine = make_engine(settings.resolved_database_url)
+    page_cache = PageCache(enabled=not settings.debug)
+    # Built once here, read by every module through app.core.services.services(request); nothing else is
+    # kept on app.state.
+    shared = app.state.services = Services.build(
+        settings=settings, engine=engine, session_factory=make_session_factory(engine),
+        templates=make_environment(auto_reload=True), page_cache=page_cache,
+        # signed-in readers' pages: one cache per application, off when the visitors' cache is off (debug)
+        reader_pages=PageCache(max_entries=4096, enabled=page_cache.enabled),
+        parts=[Catalog(settings.lessons_dir, STATIC_DIR, settings.kernels_dir, settings.catalog_check_interval,
+                       load_checked_catalog),
+               ResultsStore(settings.results_dir, settings.kernels_dir / "ladder", settings.results_gpu,
+                            recheck_s=settings.catalog_check_interval),
+               ExerciseInfoCache(settings.kernels_dir),
+               ViewCounter(),
+               AccountsConfig.from_settings(settings),  # session lifetime and rate limits (tests tune these)
+               CommentsConfig.from_settings(settings),  # comment length, rate limits, page size (tests tune these)
+               SubmissionsRuntime(),  # change hub, dispatcher, the cluster's enqueuer
+               ReaderMemo(),  # what the signed-in page path remembers between requests
+               LmsGradebook(read=lti_passback_status.for_class)])  # what each class's LMS was sent
 
     app.add_middleware(EarlyRefusalMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)

@@ -33,7 +33,8 @@ MAX_COOKIE_CHARS = 200  # our session tokens are 43 characters; a longer cookie 
 @dataclass
 class AccountsConfig:
     """Session lifetime and rate limits, from the settings (MKC_SESSION_HOURS, MKC_SIGNIN_USER_LIMIT,
-    MKC_SIGNIN_IP_LIMIT, MKC_SIGNUP_LIMIT); tests set fields on app.state.accounts."""
+    MKC_SIGNIN_IP_LIMIT, MKC_SIGNUP_LIMIT); one of the app's services
+    (app/core/services.py); tests set its fields."""
 
     session_ttl: dt.timedelta
     # failed sign-ins per (IP, username) and per IP; sign-ups per IP: attempts per window

@@ -4,25 +4,25 @@ POST passes ``csrf_protect``. The profile (progress, submissions, tokens, reset,
 app/profile, which builds on this package and on the learner's features."""
 from __future__ import annotations
 
-from fastapi import Depends, Form, Request
+from fastapi import Form, Request
 from fastapi.responses import RedirectResponse
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
 from app.accounts import ratelimit, resets, users
-from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth, require_permission, verify_csrf
+from app.accounts.auth import AccountsConfig
+from app.accounts.deps import CSRF, AuthDep, OptionalAuthDep, SessionDep, UserManagerDep, verify_csrf
 from app.accounts.messages import AccountsError, message
 from app.accounts.models import User
-from app.accounts.roles import ROLES, Permission
+from app.accounts.roles import ROLES
 from app.accounts.usernames import username_key
 from app.accounts.views import account_context, render, safe_next
 from app.core.bodies import make_router
 from app.core.ids import OptionalRowIdQuery, RowId
+from app.core.services import services
 
 router = make_router()
-require_users_manage = require_permission(Permission.MANAGE_USERS)
-CSRF = [Depends(csrf_protect)]
 
 
 def client_ip(request: Request) -> str:
@@ -36,7 +36,7 @@ def _form_page(request, lang, template, auth, *, error=None, status=200, headers
 
 
 def _signed_in_redirect(request: Request, db: Session, user: User, next_url: str, lang: str):
-    cfg = request.app.state.accounts
+    cfg = services(request).get(AccountsConfig)
     token, _ = authn.start_session(db, user, cfg.session_ttl, request.headers.get("user-agent", ""))
     db.commit()
     response = RedirectResponse(safe_next(next_url, lang), status_code=303)
@@ -47,17 +47,17 @@ def _signed_in_redirect(request: Request, db: Session, user: User, next_url: str
 # ---- sign up / sign in / sign out ----------------------------------------------------------------
 
 @router.get("/{lang:lang}/signup")
-def signup_page(lang: str, request: Request, next: str = "", auth=Depends(current_auth)):
+def signup_page(lang: str, request: Request, auth: OptionalAuthDep, next: str = ""):
     return _form_page(request, lang, "accounts/signup.html", auth, next=safe_next(next, lang), username="")
 
 
 @router.post("/{lang:lang}/signup", dependencies=CSRF)
-def signup_submit(lang: str, request: Request, username: str = Form(""), password: str = Form(""),
-                  password2: str = Form(""), tz: str = Form("UTC"), next: str = Form(""),
-                  db: Session = Depends(db_session)):
+def signup_submit(lang: str, request: Request, db: SessionDep, username: str = Form(""),
+                  password: str = Form(""), password2: str = Form(""), tz: str = Form("UTC"),
+                  next: str = Form("")):
     ip = client_ip(request)
     shown = username[:64]
-    claim = ratelimit.take(db, [("signup", ip, request.app.state.accounts.signup_per_ip)])
+    claim = ratelimit.take(db, [("signup", ip, services(request).get(AccountsConfig).signup_per_ip)])
     db.commit()  # every attempt counts, whatever happens next
     if not claim.allowed:
         return _form_page(request, lang, "accounts/signup.html", None, error="rate_limited", status=429,
@@ -74,14 +74,14 @@ def signup_submit(lang: str, request: Request, username: str = Form(""), passwor
 
 
 @router.get("/{lang:lang}/signin")
-def signin_page(lang: str, request: Request, next: str = "", auth=Depends(current_auth)):
+def signin_page(lang: str, request: Request, auth: OptionalAuthDep, next: str = ""):
     return _form_page(request, lang, "accounts/signin.html", auth, next=safe_next(next, lang), username="")
 
 
 @router.post("/{lang:lang}/signin", dependencies=CSRF)
-def signin_submit(lang: str, request: Request, username: str = Form(""), password: str = Form(""),
-                  next: str = Form(""), db: Session = Depends(db_session)):
-    cfg = request.app.state.accounts
+def signin_submit(lang: str, request: Request, db: SessionDep, username: str = Form(""),
+                  password: str = Form(""), next: str = Form("")):
+    cfg = services(request).get(AccountsConfig)
     ip = client_ip(request)
     per_user = f"{ip}\x1f{username_key(username[:200])[:64]}"
     shown = username[:64]
@@ -102,8 +102,7 @@ def signin_submit(lang: str, request: Request, username: str = Form(""), passwor
 
 
 @router.post("/signout")
-def signout(request: Request, next: str = Form(""), csrf_token: str = Form(""), auth=Depends(current_auth),
-            db: Session = Depends(db_session)):
+def signout(request: Request, auth: OptionalAuthDep, db: SessionDep, next: str = Form(""), csrf_token: str = Form("")):
     # Already signed out (e.g. the session expired under an open page): nothing to protect, just go.
     if auth is not None:
         verify_csrf(request, auth, csrf_token)
@@ -116,8 +115,8 @@ def signout(request: Request, next: str = Form(""), csrf_token: str = Form(""), 
 
 
 @router.post("/signout-everywhere", dependencies=CSRF)
-def signout_everywhere(request: Request, lang: str = Form("ko"), revoke_tokens: str = Form(""),
-                       auth=Depends(require_auth), db: Session = Depends(db_session)):
+def signout_everywhere(request: Request, auth: AuthDep, db: SessionDep,
+                       lang: str = Form("ko"), revoke_tokens: str = Form("")):
     authn.end_all_sessions(db, auth.user)
     if revoke_tokens == "yes":  # sessions only, unless asked: the page says API tokens keep working
         authn.revoke_all_api_tokens(db, auth.user)
@@ -129,7 +128,7 @@ def signout_everywhere(request: Request, lang: str = Form("ko"), revoke_tokens: 
 
 
 @router.get("/{lang:lang}/signed-out-everywhere")
-def signed_out_everywhere(lang: str, request: Request, auth=Depends(current_auth)):
+def signed_out_everywhere(lang: str, request: Request, auth: OptionalAuthDep):
     """The confirmation after "sign out everywhere" (the page it came from may need a sign-in)."""
     context = account_context(request, lang, "/signed-out-everywhere", auth)
     return render(request, "accounts/signed_out.html", context)
@@ -145,16 +144,14 @@ def _admin_page(request: Request, lang: str, auth, db: Session, **values):
 
 
 @router.get("/{lang:lang}/admin/users")
-def admin_users(lang: str, request: Request, changed: OptionalRowIdQuery = None, auth=Depends(require_users_manage),
-                db: Session = Depends(db_session)):
+def admin_users(lang: str, request: Request, auth: UserManagerDep, db: SessionDep, changed: OptionalRowIdQuery = None):
     """``?changed=<id>``: after a role change, say what that user's role is now."""
     target = db.get(User, changed) if changed else None
     return _admin_page(request, lang, auth, db, role_changed=(target.username, target.role) if target else None)
 
 
 @router.post("/{lang:lang}/admin/users/{user_id}/reset-link", dependencies=CSRF)
-def admin_reset_link(lang: str, user_id: RowId, request: Request, auth=Depends(require_users_manage),
-                     db: Session = Depends(db_session)):
+def admin_reset_link(lang: str, user_id: RowId, request: Request, auth: UserManagerDep, db: SessionDep):
     """A one-time link for a user who forgot their password, shown once on the page that answers."""
     target = db.get(User, user_id)
     if target is None:
@@ -168,7 +165,7 @@ def admin_reset_link(lang: str, user_id: RowId, request: Request, auth=Depends(r
 # ---- a password-reset link -----------------------------------------------------------------------
 
 @router.get("/{lang:lang}/reset-password/{token}")
-def reset_page(lang: str, token: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+def reset_page(lang: str, token: str, request: Request, auth: OptionalAuthDep, db: SessionDep):
     user = resets.pending(db, token)
     if user is None:
         return _form_page(request, lang, "accounts/reset_password.html", auth, error="reset_link_invalid",
@@ -178,8 +175,8 @@ def reset_page(lang: str, token: str, request: Request, auth=Depends(current_aut
 
 
 @router.post("/{lang:lang}/reset-password/{token}", dependencies=CSRF)
-def reset_submit(lang: str, token: str, request: Request, password: str = Form(""), password2: str = Form(""),
-                 auth=Depends(current_auth), db: Session = Depends(db_session)):
+def reset_submit(lang: str, token: str, request: Request, auth: OptionalAuthDep, db: SessionDep,
+                 password: str = Form(""), password2: str = Form("")):
     try:
         user = resets.redeem(db, token, password, password2)
     except AccountsError as exc:
@@ -191,8 +188,8 @@ def reset_submit(lang: str, token: str, request: Request, password: str = Form("
 
 
 @router.post("/{lang:lang}/admin/users/{user_id}/role", dependencies=CSRF)
-def admin_set_role(lang: str, user_id: RowId, request: Request, role: str = Form(""),
-                   auth=Depends(require_users_manage), db: Session = Depends(db_session)):
+def admin_set_role(lang: str, user_id: RowId, request: Request, auth: UserManagerDep,
+                   db: SessionDep, role: str = Form("")):
     target = db.get(User, user_id)
     if target is None:
         raise AccountsError("not_found", status=404)

@@ -9,6 +9,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 
 from app.accounts.auth import VISITOR_CSRF_COOKIE, Auth
+from app.core.services import services
 from app.templating import page_context
 
 # our own local paths, optionally with a section of the page (#exercise, #comments, a heading's id)
@@ -23,7 +24,7 @@ def safe_next(next_url: str | None, lang: str) -> str:
 
 
 def account_context(request: Request, lang: str, path_in_lang: str, auth: Auth | None) -> dict[str, Any]:
-    context = page_context(lang, path_in_lang, request.app.state.settings.site_name)
+    context = page_context(lang, path_in_lang, services(request).settings.site_name)
     context["user"] = auth.user if auth else None
     if auth is not None and auth.csrf_token:
         context["csrf_token"] = auth.csrf_token
@@ -38,7 +39,7 @@ def account_context(request: Request, lang: str, path_in_lang: str, auth: Auth |
 
 def render(request: Request, template: str, context: dict[str, Any], status: int = 200,
            headers: dict[str, str] | None = None) -> HTMLResponse:
-    html = request.app.state.templates.get_template(template).render(context)
+    html = services(request).templates.get_template(template).render(context)
     response = HTMLResponse(html, status_code=status, headers=headers)
     new_token = getattr(request.state, "new_visitor_csrf", None)
     if new_token:

@@ -3,12 +3,14 @@ cookie callers on writes). Every route answers with a response model (app/classe
 /docs shows it; refusals are ``{"error", "message", "params"}`` in the reader's language."""
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import Depends, Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
-from app.accounts.deps import current_auth, db_session, require_auth
+from app.accounts.deps import AuthDep, OptionalAuthDep, SessionDep, WriterDep
 from app.accounts.models import User
 from app.accounts.roles import Permission, can
 from app.accounts.users import find_user
@@ -17,12 +19,11 @@ from app.classes.messages import ClassesError
 from app.classes.models import BoardStrike
 from app.classes.web import Access, Course, class_access, course
 from app.classes.work import recent_work
-from app.comments.web import signed_in_writer
 from app.core.bodies import make_router
 from app.core.clock import utcnow
 from app.core.ids import RowId
+from app.core.languages import api_lang
 from app.core.openapi import CSVResponse
-from app.i18n.requests import api_lang
 
 router = make_router(prefix="/api", tags=["classes"])
 
@@ -103,6 +104,9 @@ async def raw_body(request: Request) -> bytes:
     return await request.body()
 
 
+RawBodyDep = Annotated[bytes, Depends(raw_body)]
+
+
 def _base(request: Request) -> str:
     return str(request.base_url).rstrip("/")
 
@@ -110,14 +114,13 @@ def _base(request: Request) -> str:
 # ---- classes and rosters --------------------------------------------------------------------------
 
 @router.get("/classes", response_model=schemas.ClassList)
-def list_classes(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
+def list_classes(request: Request, auth: AuthDep, db: SessionDep):
     """The classes you are in, with your role in each."""
     return my_classes(db, auth, _base(request))
 
 
 @router.post("/classes", response_model=schemas.ClassDetail, status_code=201)
-def create_class(data: schemas.ClassCreate, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                 db: Session = Depends(db_session)):
+def create_class(data: schemas.ClassCreate, request: Request, auth: WriterDep, db: SessionDep):
     """Create a class (instructors and administrators); you become its instructor. Its invite code is open."""
     if not can(auth.user.role, Permission.CREATE_CLASSES):
         raise ClassesError("forbidden", status=403)
@@ -127,8 +130,7 @@ def create_class(data: schemas.ClassCreate, request: Request, auth: authn.Auth =
 
 
 @router.get("/classes/{class_id}", response_model=schemas.ClassDetail)
-def get_class(class_id: RowId, request: Request, auth: authn.Auth | None = Depends(current_auth),
-              db: Session = Depends(db_session)):
+def get_class(class_id: RowId, request: Request, auth: OptionalAuthDep, db: SessionDep):
     """One class and its assignments (learners see those already open); the invite code only for
     those who manage the roster."""
     access = class_access(db, auth, class_id, "class.view")
@@ -136,8 +138,7 @@ def get_class(class_id: RowId, request: Request, auth: authn.Auth | None = Depen
 
 
 @router.post("/classes/join", response_model=schemas.ClassOut)
-def join_class(data: schemas.JoinRequest, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-               db: Session = Depends(db_session)):
+def join_class(data: schemas.JoinRequest, request: Request, auth: WriterDep, db: SessionDep):
     """Join a class with its invite code, as a learner."""
     row = roster.join(db, data.code, auth.user)
     db.commit()
@@ -145,7 +146,7 @@ def join_class(data: schemas.JoinRequest, request: Request, auth: authn.Auth = D
 
 
 @router.get("/classes/{class_id}/members", response_model=schemas.Roster)
-def list_members(class_id: RowId, auth: authn.Auth | None = Depends(current_auth), db: Session = Depends(db_session)):
+def list_members(class_id: RowId, auth: OptionalAuthDep, db: SessionDep):
     """The roster (instructors and graders of the class)."""
     class_access(db, auth, class_id, "roster.view")
     return schemas.Roster(members=[schemas.MemberOut(user_id=m.user_id, username=m.username, role=m.role, email=m.email,
@@ -153,8 +154,7 @@ def list_members(class_id: RowId, auth: authn.Auth | None = Depends(current_auth
 
 
 @router.post("/classes/{class_id}/members", response_model=schemas.MemberOut, status_code=201)
-def add_member(class_id: RowId, data: schemas.MemberAdd, auth: authn.Auth = Depends(signed_in_writer),
-               db: Session = Depends(db_session)):
+def add_member(class_id: RowId, data: schemas.MemberAdd, auth: WriterDep, db: SessionDep):
     """Add an account by username with a role (learner, grader, instructor); an existing member gets the role."""
     access = class_access(db, auth, class_id, "roster.manage")
     user = find_user(db, data.username.strip())
@@ -168,8 +168,7 @@ def add_member(class_id: RowId, data: schemas.MemberAdd, auth: authn.Auth = Depe
 
 @router.post("/classes/{class_id}/members.csv", response_model=schemas.ImportOut, max_body_size=roster.CSV_MAX_BYTES,
              openapi_extra=schemas.ROSTER_CSV_BODY)
-def import_members(class_id: RowId, body: bytes = Depends(raw_body), auth: authn.Auth = Depends(signed_in_writer),
-                   db: Session = Depends(db_session)):
+def import_members(class_id: RowId, body: RawBodyDep, auth: WriterDep, db: SessionDep):
     """Add learners from a CSV body (text/csv, UTF-8): a header row with a ``username`` column (an
     ``email`` column is kept for exports), or one username per line. Unknown usernames are listed, not created."""
     access = class_access(db, auth, class_id, "roster.manage")
@@ -179,8 +178,7 @@ def import_members(class_id: RowId, body: bytes = Depends(raw_body), auth: authn
 
 
 @router.delete("/classes/{class_id}/members/{user_id}", status_code=204, response_class=Response)
-def remove_member(class_id: RowId, user_id: RowId, auth: authn.Auth = Depends(signed_in_writer),
-                  db: Session = Depends(db_session)):
+def remove_member(class_id: RowId, user_id: RowId, auth: WriterDep, db: SessionDep):
     """Remove someone from the class (their submissions stay theirs; a class keeps one instructor)."""
     access = class_access(db, auth, class_id, "roster.manage")
     roster.remove_member(db, access.row, user_id)
@@ -192,7 +190,7 @@ def remove_member(class_id: RowId, user_id: RowId, auth: authn.Auth = Depends(si
 
 @router.post("/classes/{class_id}/assignments", response_model=schemas.AssignmentOut, status_code=201)
 def create_assignment(class_id: RowId, data: schemas.AssignmentCreate, request: Request,
-                      auth: authn.Auth = Depends(signed_in_writer), db: Session = Depends(db_session)):
+                      auth: WriterDep, db: SessionDep):
     """Create an assignment; times are wall-clock in the class's zone unless they carry an offset."""
     access = class_access(db, auth, class_id, "assignments.manage")
     the_course = course(request, api_lang(request))
@@ -206,8 +204,7 @@ def create_assignment(class_id: RowId, data: schemas.AssignmentCreate, request: 
 
 
 @router.delete("/classes/{class_id}/assignments/{assignment_id}", status_code=204, response_class=Response)
-def delete_assignment(class_id: RowId, assignment_id: RowId, auth: authn.Auth = Depends(signed_in_writer),
-                      db: Session = Depends(db_session)):
+def delete_assignment(class_id: RowId, assignment_id: RowId, auth: WriterDep, db: SessionDep):
     """Delete an assignment (the learners' submissions stay; only its gradebook column goes)."""
     class_access(db, auth, class_id, "assignments.manage")
     assignments.delete_assignment(db, class_id, assignment_id)
@@ -216,8 +213,7 @@ def delete_assignment(class_id: RowId, assignment_id: RowId, auth: authn.Auth = 
 
 
 @router.get("/classes/{class_id}/gradebook", response_model=schemas.Gradebook)
-def get_gradebook(class_id: RowId, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                  db: Session = Depends(db_session)):
+def get_gradebook(class_id: RowId, request: Request, auth: OptionalAuthDep, db: SessionDep):
     """Per learner × assignment: score out of items, late flag, and per exercise the best effective
     verdict, best level before and after the due time, attempts and first pass."""
     access = class_access(db, auth, class_id, "gradebook.view")
@@ -225,8 +221,7 @@ def get_gradebook(class_id: RowId, request: Request, auth: authn.Auth | None = D
 
 
 @router.get("/classes/{class_id}/gradebook.csv", response_class=CSVResponse)
-def gradebook_csv(class_id: RowId, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                  db: Session = Depends(db_session)):
+def gradebook_csv(class_id: RowId, request: Request, auth: OptionalAuthDep, db: SessionDep):
     """The gradebook for an LMS import: columns ``username``, ``email``, then per assignment
     ``<title> [score]``, ``<title> [out of]`` and ``<title> [late]`` (yes/no); one line per learner."""
     access = class_access(db, auth, class_id, "gradebook.view")
@@ -237,8 +232,7 @@ def gradebook_csv(class_id: RowId, request: Request, auth: authn.Auth | None = D
 
 
 @router.get("/classes/{class_id}/assignments/{assignment_id}/insight", response_model=schemas.InsightOut)
-def get_insight(class_id: RowId, assignment_id: RowId, request: Request,
-                auth: authn.Auth | None = Depends(current_auth), db: Session = Depends(db_session)):
+def get_insight(class_id: RowId, assignment_id: RowId, request: Request, auth: OptionalAuthDep, db: SessionDep):
     """Started, passed, learners per tier, the most common failure codes (labelled in your language),
     median attempts and minutes to a first pass, and who has not started."""
     access = class_access(db, auth, class_id, "insight.view")
@@ -249,14 +243,14 @@ def get_insight(class_id: RowId, assignment_id: RowId, request: Request,
 
 
 @router.get("/me/assignments", response_model=schemas.MyAssignments)
-def get_my_assignments(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
+def get_my_assignments(request: Request, auth: AuthDep, db: SessionDep):
     """Your open assignments in every class you learn in, soonest due first, with what is left."""
     lang = api_lang(request)
     return my_assignments(db, auth.user, course(request, lang), lang)
 
 
 @router.get("/classes/{class_id}/submissions", response_model=schemas.WorkList)
-def class_submissions(class_id: RowId, auth: authn.Auth | None = Depends(current_auth), db: Session = Depends(db_session)):
+def class_submissions(class_id: RowId, auth: OptionalAuthDep, db: SessionDep):
     """The latest 200 submissions of the class's learners, newest first, with their source (the class's
     graders and instructors)."""
     class_access(db, auth, class_id, "submissions.view")
@@ -266,8 +260,7 @@ def class_submissions(class_id: RowId, auth: authn.Auth | None = Depends(current
 # ---- leaderboards ----------------------------------------------------------------------------------
 
 @router.get("/classes/{class_id}/boards/{exercise}", response_model=schemas.BoardOut)
-def get_class_board(class_id: RowId, exercise: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                    db: Session = Depends(db_session)):
+def get_class_board(class_id: RowId, exercise: str, request: Request, auth: OptionalAuthDep, db: SessionDep):
     """The class's board of one exercise (when its instructor turned boards on): one row per learner,
     ranked by the speedup's lower confidence bound. While hidden until the due time, learners get no entries."""
     access = class_access(db, auth, class_id, "class.board")
@@ -275,8 +268,7 @@ def get_class_board(class_id: RowId, exercise: str, request: Request, auth: auth
 
 
 @router.post("/classes/{class_id}/strikes", response_model=schemas.StrikeOut, status_code=201)
-def strike_in_class(class_id: RowId, data: schemas.StrikeRequest, auth: authn.Auth = Depends(signed_in_writer),
-                    db: Session = Depends(db_session)):
+def strike_in_class(class_id: RowId, data: schemas.StrikeRequest, auth: WriterDep, db: SessionDep):
     """Strike a learner's submission from every board, with a reason; the learner is notified."""
     class_access(db, auth, class_id, "board.strike")
     entry = boards.strike(db, auth.user, data.submission_id, data.reason, class_id=class_id,
@@ -286,15 +278,13 @@ def strike_in_class(class_id: RowId, data: schemas.StrikeRequest, auth: authn.Au
 
 
 @router.get("/boards/{exercise}", response_model=schemas.BoardOut)
-def get_site_board(exercise: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                   db: Session = Depends(db_session)):
+def get_site_board(exercise: str, request: Request, auth: OptionalAuthDep, db: SessionDep):
     """The site-wide board of one exercise: only learners who opted in."""
     return site_board(db, auth, exercise, course(request, api_lang(request)))
 
 
 @router.post("/boards/strikes", response_model=schemas.StrikeOut, status_code=201)
-def strike_site(data: schemas.StrikeRequest, auth: authn.Auth = Depends(signed_in_writer),
-                db: Session = Depends(db_session)):
+def strike_site(data: schemas.StrikeRequest, auth: WriterDep, db: SessionDep):
     """Strike a submission from every board (site graders and administrators), with a reason."""
     if not can(auth.user.role, Permission.REVIEW_SUBMISSIONS):
         raise ClassesError("forbidden", status=403)
@@ -304,15 +294,14 @@ def strike_site(data: schemas.StrikeRequest, auth: authn.Auth = Depends(signed_i
 
 
 @router.get("/boards/profile/me", response_model=schemas.BoardProfileOut)
-def get_board_profile(auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
+def get_board_profile(auth: AuthDep, db: SessionDep):
     """How you appear on leaderboards."""
     row = boards.profile(db, auth.user.id)
     return schemas.BoardProfileOut(use_alias=row.use_alias, alias=row.alias, site_board=row.site_board)
 
 
 @router.put("/boards/profile/me", response_model=schemas.BoardProfileOut)
-def put_board_profile(data: schemas.BoardProfileIn, auth: authn.Auth = Depends(signed_in_writer),
-                      db: Session = Depends(db_session)):
+def put_board_profile(data: schemas.BoardProfileIn, auth: WriterDep, db: SessionDep):
     """Show your name or an alias on leaderboards, and whether you take part in the site-wide board."""
     row = boards.set_profile(db, auth.user, use_alias=data.use_alias, alias=data.alias, site_board=data.site_board)
     db.commit()

@@ -8,19 +8,20 @@ A refused form is shown again with what was typed and the reason in the reader's
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
-from app.accounts.deps import csrf_protect, current_auth, db_session
+from app.accounts.deps import OptionalAuthDep, SessionDep, csrf_protect
 from app.accounts.roles import Permission, can
 from app.accounts.users import find_user
 from app.accounts.views import account_context, render
 from app.classes import assignments, boards, insight, present, roster
 from app.classes.api import class_board, class_detail, class_gradebook, my_assignments, my_classes, site_board
+from app.classes.lms import LmsGradebook
 from app.classes.messages import DONE, ClassesError
 from app.classes.models import MEMBER_ROLES
 from app.classes.web import Access, Course, class_access, course
@@ -28,6 +29,7 @@ from app.classes.work import recent_work
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.errors import translate
 from app.core.ids import MAX_ROW_ID, RowId
+from app.core.services import services
 
 router = make_router(include_in_schema=False)
 ZONES = ("Asia/Seoul", "UTC", "America/Los_Angeles", "America/New_York", "Europe/London", "Europe/Berlin",
@@ -47,7 +49,7 @@ def _context(request: Request, lang: str, path: str, auth: authn.Auth, **extra: 
     return context
 
 
-async def posted_form(request: Request, auth: authn.Auth | None = Depends(current_auth)) -> dict[str, Any]:
+async def posted_form(request: Request, auth: OptionalAuthDep) -> dict[str, Any]:
     """The posted form after the CSRF check (empty for a visitor, whom the handler sends to sign in). Read
     in this async dependency so that the handlers are plain functions: their queries run in the
     threadpool, never on the event loop."""
@@ -59,7 +61,7 @@ async def posted_form(request: Request, auth: authn.Auth | None = Depends(curren
             for key in form.keys()}
 
 
-FORM = Depends(posted_form)
+FormDep = Annotated[dict[str, Any], Depends(posted_form)]
 
 
 # ---- my classes ----------------------------------------------------------------------------------------
@@ -88,15 +90,14 @@ def _home_form(request: Request, lang: str, auth: authn.Auth, db: Session, form_
 
 
 @router.get("/{lang:lang}/classes")
-def home(lang: str, request: Request, auth: authn.Auth | None = Depends(current_auth), db: Session = Depends(db_session)):
+def home(lang: str, request: Request, auth: OptionalAuthDep, db: SessionDep):
     if auth is None:
         return _signin(lang, "/classes")
     return _home(request, lang, auth, db)
 
 
 @router.post("/{lang:lang}/classes", max_body_size=FORM_TEXT_BODY_LIMIT)
-def create(lang: str, request: Request, auth: authn.Auth | None = Depends(current_auth), form: dict[str, Any] = FORM,
-           db: Session = Depends(db_session)) -> Response:
+def create(lang: str, request: Request, auth: OptionalAuthDep, form: FormDep, db: SessionDep) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
 
@@ -110,8 +111,7 @@ def create(lang: str, request: Request, auth: authn.Auth | None = Depends(curren
 
 
 @router.post("/{lang:lang}/boards/profile", max_body_size=FORM_TEXT_BODY_LIMIT)
-def save_profile(lang: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                 form: dict[str, Any] = FORM, db: Session = Depends(db_session)) -> Response:
+def save_profile(lang: str, request: Request, auth: OptionalAuthDep, form: FormDep, db: SessionDep) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
 
@@ -125,8 +125,7 @@ def save_profile(lang: str, request: Request, auth: authn.Auth | None = Depends(
 # ---- joining ---------------------------------------------------------------------------------------
 
 @router.get("/{lang:lang}/join/{code}")
-def join_page(lang: str, code: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
-              db: Session = Depends(db_session)) -> Response:
+def join_page(lang: str, code: str, request: Request, auth: OptionalAuthDep, db: SessionDep) -> Response:
     code = code[:32]
     if auth is None:
         return _signin(lang, f"/join/{code}")
@@ -137,8 +136,7 @@ def join_page(lang: str, code: str, request: Request, auth: authn.Auth | None = 
 
 
 @router.post("/{lang:lang}/join", max_body_size=FORM_TEXT_BODY_LIMIT)
-def join(lang: str, request: Request, auth: authn.Auth | None = Depends(current_auth), form: dict[str, Any] = FORM,
-         db: Session = Depends(db_session)) -> Response:
+def join(lang: str, request: Request, auth: OptionalAuthDep, form: FormDep, db: SessionDep) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
     return _home_form(request, lang, auth, db, "join_form", form,
@@ -161,8 +159,7 @@ def _class_page(request: Request, lang: str, db: Session, auth: authn.Auth, acce
 
 
 @router.get("/{lang:lang}/classes/{class_id}")
-def class_page(lang: str, class_id: RowId, request: Request, auth: authn.Auth | None = Depends(current_auth),
-               db: Session = Depends(db_session)) -> Response:
+def class_page(lang: str, class_id: RowId, request: Request, auth: OptionalAuthDep, db: SessionDep) -> Response:
     if auth is None:
         return _signin(lang, f"/classes/{class_id}")
     return _class_page(request, lang, db, auth, class_access(db, auth, class_id, "class.view"))
@@ -241,8 +238,8 @@ ACTIONS: dict[str, tuple[str, Callable[[Session, Access, Mapping[str, Any], Cour
 
 @router.post("/{lang:lang}/classes/{class_id}/{action}", max_body_size=FORM_TEXT_BODY_LIMIT)
 def class_action(lang: str, class_id: RowId, action: str, request: Request,
-                 auth: authn.Auth | None = Depends(current_auth), form: dict[str, Any] = FORM,
-                 db: Session = Depends(db_session)) -> Response:
+                 auth: OptionalAuthDep, form: FormDep,
+                 db: SessionDep) -> Response:
     if action not in ACTIONS:
         raise ClassesError("not_found", status=404)
     if auth is None:
@@ -267,21 +264,21 @@ def class_action(lang: str, class_id: RowId, action: str, request: Request,
 # ---- gradebook, insight ------------------------------------------------------------------------------
 
 @router.get("/{lang:lang}/classes/{class_id}/gradebook")
-def gradebook_page(lang: str, class_id: RowId, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                   db: Session = Depends(db_session)) -> Response:
+def gradebook_page(lang: str, class_id: RowId, request: Request, auth: OptionalAuthDep, db: SessionDep) -> Response:
     if auth is None:
         return _signin(lang, f"/classes/{class_id}/gradebook")
     access = class_access(db, auth, class_id, "gradebook.view")
     the_course = course(request, lang)
     _views, _rows, book = class_gradebook(db, access, the_course, auth.user)
+    lms = services(request).get(LmsGradebook).read(db, access.row)
     context = _context(request, lang, f"/classes/{class_id}/gradebook", auth, row=access.row, book=book,
-                       course=the_course)
+                       course=the_course, lms=lms)
     return render(request, "classes/gradebook.html", context)
 
 
 @router.get("/{lang:lang}/classes/{class_id}/assignments/{assignment_id}/insight")
 def insight_page(lang: str, class_id: RowId, assignment_id: RowId, request: Request,
-                 auth: authn.Auth | None = Depends(current_auth), db: Session = Depends(db_session)) -> Response:
+                 auth: OptionalAuthDep, db: SessionDep) -> Response:
     if auth is None:
         return _signin(lang, f"/classes/{class_id}/assignments/{assignment_id}/insight")
     access = class_access(db, auth, class_id, "insight.view")
@@ -294,8 +291,7 @@ def insight_page(lang: str, class_id: RowId, assignment_id: RowId, request: Requ
 
 
 @router.get("/{lang:lang}/classes/{class_id}/submissions")
-def submissions_page(lang: str, class_id: RowId, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                     db: Session = Depends(db_session)) -> Response:
+def submissions_page(lang: str, class_id: RowId, request: Request, auth: OptionalAuthDep, db: SessionDep) -> Response:
     if auth is None:
         return _signin(lang, f"/classes/{class_id}/submissions")
     access = class_access(db, auth, class_id, "submissions.view")
@@ -317,7 +313,7 @@ def _board_page(request: Request, lang: str, auth: authn.Auth, board: Any, path:
 
 @router.get("/{lang:lang}/classes/{class_id}/boards/{exercise}")
 def class_board_page(lang: str, class_id: RowId, exercise: str, request: Request,
-                     auth: authn.Auth | None = Depends(current_auth), db: Session = Depends(db_session)) -> Response:
+                     auth: OptionalAuthDep, db: SessionDep) -> Response:
     path = f"/classes/{class_id}/boards/{exercise[:64]}"
     if auth is None:
         return _signin(lang, path)
@@ -327,8 +323,7 @@ def class_board_page(lang: str, class_id: RowId, exercise: str, request: Request
 
 
 @router.get("/{lang:lang}/boards/{exercise}")
-def site_board_page(lang: str, exercise: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                    db: Session = Depends(db_session)) -> Response:
+def site_board_page(lang: str, exercise: str, request: Request, auth: OptionalAuthDep, db: SessionDep) -> Response:
     path = f"/boards/{exercise[:64]}"
     if auth is None:
         return _signin(lang, path)
@@ -365,16 +360,16 @@ def _strike(request: Request, lang: str, auth: authn.Auth, db: Session, form: di
 
 @router.post("/{lang:lang}/classes/{class_id}/boards/{exercise}/strike", max_body_size=FORM_TEXT_BODY_LIMIT)
 def class_strike(lang: str, class_id: RowId, exercise: str, request: Request,
-                 auth: authn.Auth | None = Depends(current_auth), form: dict[str, Any] = FORM,
-                 db: Session = Depends(db_session)) -> Response:
+                 auth: OptionalAuthDep, form: FormDep,
+                 db: SessionDep) -> Response:
     if auth is None:
         return _signin(lang, f"/classes/{class_id}")
     return _strike(request, lang, auth, db, form, class_id, exercise[:64])
 
 
 @router.post("/{lang:lang}/boards/{exercise}/strike", max_body_size=FORM_TEXT_BODY_LIMIT)
-def site_strike(lang: str, exercise: str, request: Request, auth: authn.Auth | None = Depends(current_auth),
-                form: dict[str, Any] = FORM, db: Session = Depends(db_session)) -> Response:
+def site_strike(lang: str, exercise: str, request: Request, auth: OptionalAuthDep,
+                form: FormDep, db: SessionDep) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
     return _strike(request, lang, auth, db, form, None, exercise[:64])

@@ -13,6 +13,9 @@ from app.classes import roster
 from app.classes.messages import ClassesError
 from app.classes.models import CourseClass
 from app.classes.permissions import class_can
+from app.core.services import services
+from app.lessons.catalog import Catalog
+from app.lessons.exercises import ExerciseInfoCache
 
 
 @dataclass
@@ -56,11 +59,11 @@ class Course:
 
 
 def course(request: Request, lang: str) -> Course:
-    state = request.app.state
+    shared = services(request)
     out = Course()
-    for lesson in state.catalog.snapshot().visible(False):
+    for lesson in shared.get(Catalog).snapshot().visible(False):
         out.lessons[lesson.slug] = f"{lesson.number} · {lesson.text(lang)[0].title}"
-        info = state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
+        info = shared.get(ExerciseInfoCache).get(lesson.meta.exercise) if lesson.meta.exercise else None
         if info is not None:
             out.exercises[info.id] = info.title.get(lang) or info.title.get("en") or info.id
             out.tiers[info.id] = [t.id for t in info.tiers]

@@ -1,4 +1,4 @@
-"""Limits of the comments and reports features, on app.state.comments (from the settings; tests tune them).
+"""Limits of the comments and reports features, one of the app's services (built from the settings; tests tune its fields).
 
 Rate limits take slots in the database (app/accounts/ratelimit.py) in the same transaction as the
 comment or report they allow: atomic under parallel requests, shared by every server process, kept

@@ -6,23 +6,22 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
-from sqlalchemy.orm import Session
 
-from app.accounts import auth as authn
-from app.accounts.deps import current_auth, db_session
+from app.accounts.deps import OptionalAuthDep, SessionDep, WriterDep
 from app.accounts.views import account_context, render
 from app.comments import listing, schemas, service
 from app.comments.messages import CommentsError
 from app.comments.models import Comment
 from app.comments.permissions import can_moderate
-from app.comments.web import config, lesson_or_404, signed_in_writer, slugs, ui_lang
+from app.comments.web import config, lesson_or_404, slugs, ui_lang
 from app.core.answers import checked
 from app.core.bodies import COMMENT_BODY_LIMIT, FORM_TEXT_BODY_LIMIT, make_router
 from app.core.config import LANGUAGES
 from app.core.ids import BodyRowId, OptionalRowIdQuery, PageNumber, RowId
+from app.core.services import services
 from app.i18n import ngettext_for
 
 router = make_router()
@@ -71,12 +70,12 @@ def _fragment(request: Request, page: listing.ThreadPage, lang: str, auth, follo
     context = account_context(request, lang, f"/lessons/{page.slug}", auth)
     context.update(thread=page, moderator=can_moderate(auth.user if auth else None), following=following,
                    count_text=count_label(page.count, lang))
-    return request.app.state.templates.get_template("comments/_list.html").render(context)
+    return services(request).templates.get_template("comments/_list.html").render(context)
 
 
 @router.get("/api/lessons/{slug}/comments", response_model=schemas.CommentPage)
-def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "newest", page: PageNumber = 1,
-                  focus: OptionalRowIdQuery = None, auth=Depends(current_auth), db: Session = Depends(db_session)):
+def list_comments(slug: str, request: Request, auth: OptionalAuthDep, db: SessionDep, lang: str = "ko",
+                  sort: str = "newest", page: PageNumber = 1, focus: OptionalRowIdQuery = None):
     lang = ui_lang(request, lang if lang in LANGUAGES else None)
     lesson_or_404(request, slug)
     viewer = auth.user if auth else None
@@ -93,8 +92,7 @@ def list_comments(slug: str, request: Request, lang: str = "ko", sort: str = "ne
 
 @router.post("/api/lessons/{slug}/comments", status_code=201, max_body_size=COMMENT_BODY_LIMIT,
              response_model=schemas.CommentPosted)
-def create_comment(slug: str, data: NewComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                   db: Session = Depends(db_session)):
+def create_comment(slug: str, data: NewComment, request: Request, auth: WriterDep, db: SessionDep):
     lang = ui_lang(request, data.lang)
     lesson_or_404(request, slug)
     comment = service.post(db, config(request), auth.user, slug, lang, data.body, data.parent_id, slugs(request))
@@ -103,7 +101,7 @@ def create_comment(slug: str, data: NewComment, request: Request, auth: authn.Au
 
 
 @router.get("/api/comments/{comment_id}", response_model=schemas.CommentDetail)
-def get_comment(comment_id: RowId, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+def get_comment(comment_id: RowId, request: Request, auth: OptionalAuthDep, db: SessionDep):
     ui_lang(request)
     comment = db.get(Comment, comment_id)
     viewer = auth.user if auth else None
@@ -117,8 +115,7 @@ def get_comment(comment_id: RowId, request: Request, auth=Depends(current_auth),
 
 
 @router.patch("/api/comments/{comment_id}", max_body_size=COMMENT_BODY_LIMIT, response_model=schemas.CommentEdited)
-def edit_comment(comment_id: RowId, data: EditComment, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                 db: Session = Depends(db_session)):
+def edit_comment(comment_id: RowId, data: EditComment, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request, data.lang)
     comment = service.edit(db, config(request), auth.user, comment_id, data.body)
     db.commit()
@@ -126,8 +123,7 @@ def edit_comment(comment_id: RowId, data: EditComment, request: Request, auth: a
 
 
 @router.delete("/api/comments/{comment_id}", response_model=schemas.CommentDeleted)
-def delete_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                   db: Session = Depends(db_session)):
+def delete_comment(comment_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     service.delete(db, auth.user, comment_id)
     db.commit()
@@ -135,8 +131,7 @@ def delete_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depen
 
 
 @router.post("/api/comments/{comment_id}/helpful", response_model=schemas.MarkedHelpful)
-def mark_helpful(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                 db: Session = Depends(db_session)):
+def mark_helpful(comment_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     reply = service.mark_helpful(db, auth.user, comment_id, slugs(request))
     db.commit()
@@ -144,8 +139,7 @@ def mark_helpful(comment_id: RowId, request: Request, auth: authn.Auth = Depends
 
 
 @router.post("/api/comments/{comment_id}/hide", response_model=schemas.CommentVisibility)
-def hide_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                 db: Session = Depends(db_session)):
+def hide_comment(comment_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     service.set_hidden(db, auth.user, comment_id, True)
     db.commit()
@@ -155,8 +149,7 @@ def hide_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends
 @router.post("/api/comments/{comment_id}/unhide", response_model=schemas.CommentVisibility)
 # the name this action had first; API-token clients may still call it, so it stays as an alias
 @router.post("/api/comments/{comment_id}/restore", response_model=schemas.CommentVisibility, deprecated=True)
-def unhide_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                   db: Session = Depends(db_session)):
+def restore_comment(comment_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     service.set_hidden(db, auth.user, comment_id, False)
     db.commit()
@@ -165,8 +158,7 @@ def unhide_comment(comment_id: RowId, request: Request, auth: authn.Auth = Depen
 
 @router.post("/api/comments/{comment_id}/report", status_code=201, max_body_size=FORM_TEXT_BODY_LIMIT,
              response_model=schemas.CommentReported)
-def report_comment(comment_id: RowId, data: ReportComment, request: Request,
-                   auth: authn.Auth = Depends(signed_in_writer), db: Session = Depends(db_session)):
+def report_comment(comment_id: RowId, data: ReportComment, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request, data.lang)
     row = service.report(db, config(request), auth.user, comment_id, data.reason)
     db.commit()
@@ -174,8 +166,7 @@ def report_comment(comment_id: RowId, data: ReportComment, request: Request,
 
 
 @router.post("/api/lessons/{slug}/comments/lock", response_model=schemas.ThreadLock)
-def lock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                db: Session = Depends(db_session)):
+def lock_thread(slug: str, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_locked(db, auth.user, slug, True)
@@ -184,8 +175,7 @@ def lock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_i
 
 
 @router.post("/api/lessons/{slug}/comments/unlock", response_model=schemas.ThreadLock)
-def unlock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                  db: Session = Depends(db_session)):
+def unlock_thread(slug: str, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_locked(db, auth.user, slug, False)
@@ -194,8 +184,7 @@ def unlock_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed
 
 
 @router.put("/api/lessons/{slug}/comments/follow", response_model=schemas.ThreadFollowing)
-def follow_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                  db: Session = Depends(db_session)):
+def follow_thread(slug: str, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_following(db, auth.user, slug, True)
@@ -204,8 +193,7 @@ def follow_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed
 
 
 @router.delete("/api/lessons/{slug}/comments/follow", response_model=schemas.ThreadFollowing)
-def unfollow_thread(slug: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                    db: Session = Depends(db_session)):
+def unfollow_thread(slug: str, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     lesson_or_404(request, slug)
     service.set_following(db, auth.user, slug, False)
@@ -214,8 +202,8 @@ def unfollow_thread(slug: str, request: Request, auth: authn.Auth = Depends(sign
 
 
 @router.get("/{lang:lang}/lessons/{slug}/comments")
-def comments_page(lang: str, slug: str, request: Request, sort: str = "newest", page: PageNumber = 1,
-                  auth=Depends(current_auth), db: Session = Depends(db_session)) -> HTMLResponse:
+def comments_page(lang: str, slug: str, request: Request, auth: OptionalAuthDep, db: SessionDep,
+                  sort: str = "newest", page: PageNumber = 1) -> HTMLResponse:
     """The comments alone, rendered on the server: for readers without JavaScript."""
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)

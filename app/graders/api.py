@@ -9,35 +9,40 @@ from fastapi import Depends, Query, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from app.accounts.deps import csrf_protect, require_permission
+from app.accounts.auth import Auth
+from app.accounts.deps import ReviewerDep, csrf_protect
 from app.accounts.models import User
-from app.accounts.roles import Permission
 from app.core import vocabulary as vocab
 from app.core.answers import checked
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import OptionalDayQuery, RowId
 from app.core.jsonbody import JsonBodyError, loads_strict
+from app.core.languages import api_lang
 from app.core.openapi import CSVResponse
+from app.core.services import services
 from app.graders import listing, reviews, schemas
-from app.i18n.requests import api_lang
+from app.lessons.exercises import ExerciseInfoCache
 from app.submissions.models import Submission
+from app.submissions.runtime import SubmissionsRuntime
 
 router = make_router(prefix="/api/graders", tags=["graders"])
-require_reviewer = require_permission(Permission.REVIEW_SUBMISSIONS)
 
 
 def exercise_titles(request: Request, lang: str) -> Callable[[str], str]:
     """An exercise's title in the reader's language (its id only when the spec is gone)."""
     def title(exercise_id: str) -> str:
-        info = request.app.state.exercises.get(exercise_id)
+        info = services(request).get(ExerciseInfoCache).get(exercise_id)
         return (info.title.get(lang) or info.title.get("en") or exercise_id) if info else exercise_id
     return title
 
 
-async def reviewer_with_csrf(request: Request, auth=Depends(require_reviewer)):
+async def reviewer_with_csrf(request: Request, auth: ReviewerDep) -> Auth:
     """401 signed out, 403 for learners, then cookie callers must carry the CSRF token."""
     await csrf_protect(request, auth)
     return auth
+
+
+ReviewerWriterDep = Annotated[Auth, Depends(reviewer_with_csrf)]
 
 
 def listing_query(exercise: str = Query("", max_length=200), learner: str = Query("", max_length=200),
@@ -51,13 +56,12 @@ def listing_query(exercise: str = Query("", max_length=200), learner: str = Quer
 
 def _records(request: Request, with_result: bool) -> list[dict]:
     filters = listing.Filters.parse(request.query_params)
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         return [listing.export_record(r, with_result=with_result) for r in listing.list_rows(db, filters)]
 
 
 @router.get("/submissions", dependencies=[Depends(listing_query)], response_model=schemas.GraderList)
-async def list_json(request: Request, download: str = Query("", max_length=8),
-                    auth=Depends(require_reviewer)):
+async def list_json(request: Request, auth: ReviewerDep, download: str = Query("", max_length=8)):
     """Every submission matching ?exercise=&learner=&verdict=&from=&to= (flagged first), with
     the engine's Result, the source and the audit trail. Add ?download=1 for a file."""
     records = await run_in_threadpool(_records, request, True)
@@ -68,7 +72,7 @@ async def list_json(request: Request, download: str = Query("", max_length=8),
 
 
 @router.get("/submissions.csv", response_class=CSVResponse, dependencies=[Depends(listing_query)])
-async def list_csv(request: Request, auth=Depends(require_reviewer)):
+async def list_csv(request: Request, auth: ReviewerDep):
     """The same rows as CSV (one line per submission, no source). Beside each code column its label
     in the requester's language (?lang=ko|en, else the browser's): exercise_title, status_label,
     state_label, verdict_label, effective_verdict_label, flags_labels, message_label."""
@@ -81,13 +85,13 @@ async def list_csv(request: Request, auth=Depends(require_reviewer)):
 
 
 @router.get("/stuck.csv", response_class=CSVResponse)
-async def stuck_csv(request: Request, min: str = Query("", max_length=20), exercise: str = Query("", max_length=200),
-                    class_: str = Query("", alias="class", max_length=20), auth=Depends(require_reviewer)):
+async def stuck_csv(request: Request, auth: ReviewerDep, min: str = Query("", max_length=20),
+                    exercise: str = Query("", max_length=200), class_: str = Query("", alias="class", max_length=20)):
     """Who is stuck, per exercise (?min=N failed attempts, ?exercise=, ?class=ID for one class's learners), as CSV."""
     from app.graders import stuck
 
     def load():
-        with request.app.state.session_factory() as db:
+        with services(request).session_factory() as db:
             return stuck.report(db, min_failures=stuck.parse_min(request.query_params.get("min")),
                                 exercise=(request.query_params.get("exercise") or "")[:64],
                                 class_id=listing.parse_class(request.query_params.get("class")))
@@ -111,8 +115,8 @@ async def _body(request: Request) -> dict:
 def act(request: Request, auth, sub_id: RowId, kind: str, data: dict) -> dict:
     """One grader action, committed; returns the audit entry. Shared by the API and the forms."""
     repeated = False
-    with request.app.state.session_factory() as db:
-        grader = db.get(User, auth.user.id)
+    with services(request).session_factory() as db:
+        grader = db.get_one(User, auth.user.id)  # the signed-in caller: their row exists
         if kind == "note":
             entry = reviews.add_note(db, grader, sub_id, str(data.get("reason") or ""))
         elif kind == "override":
@@ -123,22 +127,22 @@ def act(request: Request, auth, sub_id: RowId, kind: str, data: dict) -> dict:
             repeated = not created
         else:
             entry = reviews.rerun(db, grader, sub_id, str(data.get("reason") or ""))
-            enqueue = request.app.state.submissions.enqueue
+            enqueue = services(request).get(SubmissionsRuntime).enqueue
             if enqueue is not None:  # cluster mode: the row waits again only together with its job
-                enqueue(db, db.get(Submission, sub_id))
+                enqueue(db, db.get_one(Submission, sub_id))  # rerun() found it
         db.commit()
         out = reviews.review_json(entry)
         if kind == "override" and repeated:
             out["repeated"] = True  # the submission had this verdict from an override already: nothing new
     if kind == "rerun":
-        runtime = request.app.state.submissions
+        runtime = services(request).get(SubmissionsRuntime)
         runtime.wake()
         runtime.hub.notify(sub_id)
     return out
 
 
 def _make(kind: str):
-    async def handler(sub_id: RowId, request: Request, auth=Depends(reviewer_with_csrf)):
+    async def handler(sub_id: RowId, request: Request, auth: ReviewerWriterDep):
         data = await _body(request)  # a refusal (ReviewError) is answered by app/routes/errors.py
         entry = await run_in_threadpool(act, request, auth, sub_id, kind, data)
         repeated = entry.pop("repeated", False)

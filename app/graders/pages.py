@@ -11,14 +11,14 @@ from markupsafe import Markup
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
-from app.accounts.deps import csrf_protect, require_permission
+from app.accounts.deps import ReviewerDep, csrf_protect
 from app.accounts.models import User
-from app.accounts.roles import Permission
 from app.accounts.views import account_context, render
 from app.classes.models import CourseClass
 from app.core import vocabulary as vocab
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
+from app.core.services import services
 from app.graders import listing, reviews
 from app.graders.api import act, exercise_titles, listing_query
 from app.graders.messages import DONE, text
@@ -28,7 +28,6 @@ from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
 
 router = make_router(include_in_schema=False)
-require_reviewer = require_permission(Permission.REVIEW_SUBMISSIONS)
 
 
 def _exercises() -> list[str]:
@@ -42,15 +41,15 @@ def _exercises() -> list[str]:
 
 def _classes(request: Request) -> list[tuple[int, str]]:
     """Every class (id, "name · term"), for the filter that scopes these pages to one class's learners."""
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         rows = db.execute(select(CourseClass.id, CourseClass.name, CourseClass.term).order_by(CourseClass.name))
         return [(cid, f"{name} · {term}" if term else name) for cid, name, term in rows]
 
 
 @router.get("/{lang:lang}/graders", dependencies=[Depends(listing_query)])
-def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
+def dashboard(lang: str, request: Request, auth: ReviewerDep):
     filters = listing.Filters.parse(request.query_params)
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         rows = listing.list_rows(db, filters)
         for row in rows:
             row["speedups"] = {a: listing.export_record(row, with_result=False)[f"speedup_{a}"]
@@ -64,13 +63,13 @@ def dashboard(lang: str, request: Request, auth=Depends(require_reviewer)):
 
 
 @router.get("/{lang:lang}/graders/stuck")
-def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
+def stuck_page(lang: str, request: Request, auth: ReviewerDep):
     """Who is stuck: per exercise, learners with >= N failed attempts and no pass."""
     from app.graders import stuck
 
     min_failures = stuck.parse_min(request.query_params.get("min"))
     class_id = listing.parse_class(request.query_params.get("class"))
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         reports = stuck.report(db, min_failures=min_failures, class_id=class_id)
     context = account_context(request, lang, "/graders/stuck", auth)
     context.update(reports=reports, min_failures=min_failures, duration=stuck.fmt_duration, class_id=class_id,
@@ -81,14 +80,14 @@ def stuck_page(lang: str, request: Request, auth=Depends(require_reviewer)):
 
 
 @router.get("/{lang:lang}/graders/submissions/{sub_id}")
-def detail(lang: str, sub_id: RowId, request: Request, done: str = "", auth=Depends(require_reviewer)):
+def detail(lang: str, sub_id: RowId, request: Request, auth: ReviewerDep, done: str = ""):
     return _detail(request, lang, sub_id, auth, done=done)
 
 
 def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "", error: str = "", status: int = 200,
             typed: dict[str, str] | None = None):
     """The submission page; after a refused form, ``typed`` (kind, reason, verdict) refills that form."""
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         row = db.get(Submission, sub_id)
         if row is None:
             raise HTTPException(404)
@@ -104,8 +103,8 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
 
 
 @router.post("/{lang:lang}/graders/submissions/{sub_id}/{kind}", max_body_size=FORM_TEXT_BODY_LIMIT)
-async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason: str = Form(""),
-                   verdict: str = Form(""), auth=Depends(require_reviewer)):
+async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, auth: ReviewerDep,
+                   reason: str = Form(""), verdict: str = Form("")):
     await csrf_protect(request, auth)
     if kind not in DONE:
         raise HTTPException(404)
@@ -122,7 +121,7 @@ async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, reason
 
 
 @router.get("/{lang:lang}/graders/submissions/{sub_id}/{kind}")
-def act_address(lang: str, sub_id: RowId, kind: str, auth=Depends(require_reviewer)):
+def act_address(lang: str, sub_id: RowId, kind: str, auth: ReviewerDep):
     """A form's address opened again (a reload after an error, a copied link): the submission's page."""
     if kind not in DONE:
         raise HTTPException(404)

@@ -2,7 +2,7 @@
 
 - ``preferred_language``: the URL prefix (/ko/, /en/), then the ``lang`` cookie, then Accept-Language,
   then the site's default.
-- ``api_lang``: for /api/ routes, ``?lang=ko|en`` first, then ``preferred_language``.
+- ``api_lang`` and ``reader_language`` (app/core/languages.py) add the site's default, a setting.
 - ``{lang:lang}``: a page route's language path segment (LanguageConvertor): a path in a language the
   site does not speak matches no route, so it is a 404 (not FastAPI's 422) before anything runs.
 """
@@ -24,11 +24,6 @@ def preferred_language(request: Request, default: str) -> str:
     if cookie in LANGUAGES:
         return cookie
     return parse_accept_language(request.headers.get("accept-language")) or default
-
-
-def api_lang(request: Request) -> str:
-    lang = request.query_params.get("lang")
-    return lang if lang in LANGUAGES else preferred_language(request, request.app.state.settings.default_language)
 
 
 class LanguageConvertor(Convertor[str]):

@@ -13,6 +13,7 @@ from app.accounts.auth import SESSION_COOKIE, Auth
 from app.accounts.deps import current_auth
 from app.accounts.messages import AccountsError
 from app.accounts.roles import Permission, can
+from app.core.services import services
 from app.lessons.catalog import Snapshot
 
 
@@ -21,7 +22,7 @@ def preview_auth(request: Request) -> Auth | None:
 
     Synchronous (database): the accounts' current-user dependency, asked directly.
     """
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         try:
             auth = current_auth(request, db)
         except AccountsError:  # a bad API token: no preview, the page itself still answers
@@ -38,7 +39,7 @@ def may_preview(request: Request) -> bool:
 
 async def show_drafts(request: Request, snapshot: Snapshot) -> bool:
     """True when this request may see the snapshot's drafts."""
-    if request.app.state.settings.show_drafts:  # a local author's machine (MKC_SHOW_DRAFTS=1)
+    if services(request).settings.show_drafts:  # a local author's machine (MKC_SHOW_DRAFTS=1)
         return True
     if all(lesson.published for lesson in snapshot.lessons) or SESSION_COOKIE not in request.cookies:
         return False

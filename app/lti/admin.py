@@ -3,12 +3,11 @@ register one, and key rotation. Private keys and client secrets are never shown 
 secret; our private key stays in the database)."""
 from __future__ import annotations
 
-from fastapi import Depends, Form, Request
+from fastapi import Form, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
 
-from app.accounts.deps import csrf_protect, db_session, require_permission
-from app.accounts.roles import Permission
+from app.accounts.deps import CSRF, SessionDep, UserManagerDep
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
 from app.core.ids import RowId
@@ -17,8 +16,6 @@ from app.lti.messages import LtiError
 from app.lti.models import LtiPlatform
 
 router = make_router()
-CSRF = [Depends(csrf_protect)]
-require_admin = require_permission(Permission.MANAGE_USERS)
 
 
 def tool_values(request: Request) -> dict[str, str]:
@@ -39,15 +36,15 @@ def _page(request: Request, lang: str, auth, db: Session, error: str | None = No
 
 
 @router.get("/{lang:lang}/admin/lti", include_in_schema=False)
-def admin_page(lang: str, request: Request, auth=Depends(require_admin), db: Session = Depends(db_session)):
+def admin_page(lang: str, request: Request, auth: UserManagerDep, db: SessionDep):
     return _page(request, lang, auth, db)
 
 
 @router.post("/{lang:lang}/admin/lti", dependencies=CSRF, include_in_schema=False)
-def admin_register(lang: str, request: Request, name: str = Form(""), issuer: str = Form(""),
-                   client_id: str = Form(""), auth_login_url: str = Form(""), auth_token_url: str = Form(""),
-                   key_set_url: str = Form(""), deployment_ids: str = Form(""), auth_audience: str = Form(""),
-                   auth=Depends(require_admin), db: Session = Depends(db_session)):
+def admin_register(lang: str, request: Request, auth: UserManagerDep, db: SessionDep,
+                   name: str = Form(""), issuer: str = Form(""), client_id: str = Form(""),
+                   auth_login_url: str = Form(""), auth_token_url: str = Form(""), key_set_url: str = Form(""),
+                   deployment_ids: str = Form(""), auth_audience: str = Form("")):
     form = registry.PlatformForm(name=name, issuer=issuer, client_id=client_id, auth_login_url=auth_login_url,
                                  auth_token_url=auth_token_url, key_set_url=key_set_url,
                                  deployment_ids=registry.split_deployments(deployment_ids), auth_audience=auth_audience)
@@ -65,7 +62,7 @@ def admin_register(lang: str, request: Request, name: str = Form(""), issuer: st
 
 
 @router.post("/{lang:lang}/admin/lti/{platform_id}/delete", dependencies=CSRF, include_in_schema=False)
-def admin_delete(lang: str, platform_id: RowId, auth=Depends(require_admin), db: Session = Depends(db_session)):
+def admin_delete(lang: str, platform_id: RowId, auth: UserManagerDep, db: SessionDep):
     if not registry.remove(db, platform_id):
         raise LtiError("not_found", status=404)
     db.commit()
@@ -73,8 +70,8 @@ def admin_delete(lang: str, platform_id: RowId, auth=Depends(require_admin), db:
 
 
 @router.post("/{lang:lang}/admin/lti/{platform_id}/deployments", dependencies=CSRF, include_in_schema=False)
-def admin_deployments(lang: str, platform_id: RowId, request: Request, deployment_ids: str = Form(""),
-                      auth=Depends(require_admin), db: Session = Depends(db_session)):
+def admin_deployments(lang: str, platform_id: RowId, request: Request, auth: UserManagerDep,
+                      db: SessionDep, deployment_ids: str = Form("")):
     """Replaces the platform's deployment ids (an LMS adds one each time the tool is installed again)."""
     platform = db.get(LtiPlatform, platform_id)
     if platform is None:
@@ -89,7 +86,7 @@ def admin_deployments(lang: str, platform_id: RowId, request: Request, deploymen
 
 
 @router.post("/{lang:lang}/admin/lti/rotate-key", dependencies=CSRF, include_in_schema=False)
-def admin_rotate(lang: str, auth=Depends(require_admin), db: Session = Depends(db_session)):
+def admin_rotate(lang: str, auth: UserManagerDep, db: SessionDep):
     keys.rotate(db)
     db.commit()
     return RedirectResponse(f"/{lang}/admin/lti", status_code=303)

@@ -6,15 +6,18 @@ it waits in a short-lived HttpOnly cookie.
 """
 from __future__ import annotations
 
-from fastapi import Depends, Request
+from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
-from app.accounts.deps import current_auth, db_session, verify_csrf
+from app.accounts.auth import AccountsConfig
+from app.accounts.deps import OptionalAuthDep, SessionDep, verify_csrf
 from app.accounts.models import User
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
+from app.core.services import services
+from app.lessons.catalog import Catalog
 from app.lti import courses, handoff, identity, resources
 from app.lti.claims import Launch
 from app.lti.messages import LtiError
@@ -40,11 +43,11 @@ def _sign_in_and_go(request: Request, db: Session, user_id: int, platform_id: in
         if course_class is not None:
             courses.join_class(db, course_class, user, claims.role)
     course = resources.Course(db, platform_id, claims.context_id)
-    target = resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang, course) \
+    target = resources.path_for(services(request).get(Catalog).snapshot(), claims.resource, claims.lang, course) \
         or f"/{claims.lang}/"
     if claims.resource is None and claims.role in INSTRUCTING and context is not None:
         target = f"/{claims.lang}/lti/courses/{context.id}"  # the course's page: roster and grades sent
-    cfg = request.app.state.accounts
+    cfg = services(request).get(AccountsConfig)
     session_token, _ = authn.start_session(db, user, cfg.session_ttl, request.headers.get("user-agent", ""))
     db.commit()
     response = RedirectResponse(target, status_code=303)
@@ -69,19 +72,17 @@ def _choose(request: Request, lang: str, db: Session, token: str, auth) -> Respo
 
 
 @router.post("/{lang:lang}/lti/continue", include_in_schema=False)
-async def continue_from_launch(lang: str, request: Request, auth=Depends(current_auth),
-                               db: Session = Depends(db_session)) -> Response:
+async def continue_from_launch(lang: str, request: Request, auth: OptionalAuthDep, db: SessionDep) -> Response:
     return _choose(request, lang, db, await _form_token(request), auth)
 
 
 @router.get("/{lang:lang}/lti/continue", include_in_schema=False)
-def continue_after_sign_in(lang: str, request: Request, auth=Depends(current_auth),
-                           db: Session = Depends(db_session)) -> Response:
+def continue_after_sign_in(lang: str, request: Request, auth: OptionalAuthDep, db: SessionDep) -> Response:
     return _choose(request, lang, db, request.cookies.get(PENDING_COOKIE, ""), auth)
 
 
 @router.post("/{lang:lang}/lti/continue/new", include_in_schema=False)
-async def continue_new(lang: str, request: Request, db: Session = Depends(db_session)) -> Response:
+async def continue_new(lang: str, request: Request, db: SessionDep) -> Response:
     """A new account for the LMS user. The one-time token in the body is what proves this request came
     from the launch (a forged request cannot know it)."""
     platform_id, claims, _ = handoff.take(db, await _form_token(request))
@@ -92,8 +93,7 @@ async def continue_new(lang: str, request: Request, db: Session = Depends(db_ses
 
 
 @router.post("/{lang:lang}/lti/continue/link", include_in_schema=False)
-async def continue_link(lang: str, request: Request, auth=Depends(current_auth),
-                        db: Session = Depends(db_session)) -> Response:
+async def continue_link(lang: str, request: Request, auth: OptionalAuthDep, db: SessionDep) -> Response:
     """Links the LMS user to the account signed in here: only on that account's own request (its CSRF
     token), never because a name or e-mail matches."""
     if auth is None:

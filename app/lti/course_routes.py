@@ -6,7 +6,7 @@ from fastapi import Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
 
-from app.accounts.deps import csrf_protect, db_session, require_auth
+from app.accounts.deps import AuthDep, SessionDep, csrf_protect
 from app.accounts.views import account_context, render
 from app.classes import roster
 from app.classes.models import CourseClass
@@ -34,8 +34,8 @@ def _course(db: Session, context_pk: int, auth, permission: str) -> tuple[LtiCon
 
 
 @router.get("/{lang:lang}/lti/courses/{context_pk}", include_in_schema=False)
-def course_page(lang: str, context_pk: RowId, request: Request, synced: int | None = None,
-                auth=Depends(require_auth), db: Session = Depends(db_session)) -> Response:
+def course_page(lang: str, context_pk: RowId, request: Request, auth: AuthDep,
+                db: SessionDep, synced: int | None = None) -> Response:
     context, course_class = _course(db, context_pk, auth, "roster.view")
     page = account_context(request, lang, f"/lti/courses/{context_pk}", auth)
     page.update(context=context, course_class=course_class, members=courses.members(db, context.id),
@@ -47,8 +47,7 @@ def course_page(lang: str, context_pk: RowId, request: Request, synced: int | No
 
 @router.post("/{lang:lang}/lti/courses/{context_pk}/roster", dependencies=[Depends(csrf_protect)],
              include_in_schema=False)
-def sync_roster(lang: str, context_pk: RowId, auth=Depends(require_auth),
-                db: Session = Depends(db_session)) -> Response:
+def sync_roster(lang: str, context_pk: RowId, auth: AuthDep, db: SessionDep) -> Response:
     context, _ = _course(db, context_pk, auth, "roster.manage")
     platform = db.get(LtiPlatform, context.platform_id)
     assert platform is not None  # the context's foreign key keeps its platform

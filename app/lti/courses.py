@@ -67,6 +67,20 @@ def external_id(platform_id: int, context_id: str) -> str:
     return name if len(name) <= 255 else f"lti:{platform_id}:sha256:{hashlib.sha256(context_id.encode()).hexdigest()}"
 
 
+def context_of_class(db: Session, row: CourseClass) -> LtiContext | None:
+    """The LMS course a class was made for (its ``external_id`` is ``external_id(platform, context)``)."""
+    name = row.external_id or ""
+    if not name.startswith("lti:"):
+        return None
+    platform, _, context_id = name.removeprefix("lti:").partition(":")
+    if not platform.isdigit():
+        return None
+    query = select(LtiContext).where(LtiContext.platform_id == int(platform))
+    if not context_id.startswith("sha256:"):  # the plain form names the context; the hashed one must be matched
+        query = query.where(LtiContext.context_id == context_id)
+    return next((c for c in db.scalars(query) if external_id(c.platform_id, c.context_id) == name), None)
+
+
 def class_for(db: Session, context: LtiContext, role: str, user: User, lang: str) -> CourseClass | None:
     """The context's class; an instructor's launch creates it (with them as its first instructor)."""
     ext = external_id(context.platform_id, context.context_id)

@@ -36,6 +36,7 @@ from starlette.concurrency import run_in_threadpool
 from app.classes import assignments, gradebook, roster
 from app.classes.models import Assignment
 from app.core.clock import utcnow
+from app.core.services import app_services
 from app.lessons.exercises import ExerciseInfoCache
 from app.lti import courses
 from app.lti.models import LtiContext, LtiLineItem, LtiPlatform, LtiScore
@@ -239,9 +240,10 @@ async def run_forever(app: Any) -> None:
     """The server's passback loop: a pass every ``MKC_LTI_PASSBACK_SECONDS``, in a worker thread (the
     LMS calls block). Several server processes may each run one: the leases keep their sends apart."""
     owner = new_owner_id()
+    shared = app_services(app)
     while True:
-        await asyncio.sleep(app.state.settings.lti_passback_seconds)
+        await asyncio.sleep(shared.settings.lti_passback_seconds)
         try:
-            await run_in_threadpool(run_pass, app.state.session_factory, app.state.exercises, owner)
+            await run_in_threadpool(run_pass, shared.session_factory, shared.get(ExerciseInfoCache), owner)
         except Exception:  # a pass that failed is retried by the next; the rows keep what is due
             log.exception("grade passback pass failed")

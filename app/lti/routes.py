@@ -9,20 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Depends, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 from pylti1p3.deep_link import DeepLink
 from pylti1p3.deep_link_resource import DeepLinkResource
 from sqlalchemy.orm import Session
 
 from app.accounts import ratelimit
-from app.accounts.deps import db_session
+from app.accounts.deps import SessionDep
 from app.accounts.ratelimit import Rate
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
 from app.core.errors import AppError
+from app.core.languages import reader_language
+from app.core.services import services
 from app.i18n import gettext_for
-from app.i18n.requests import preferred_language
+from app.lessons.catalog import Catalog
 from app.lti import courses, handoff, keys, resources, verify
 from app.lti.claims import Launch
 from app.lti.framing import allow_lms_frame
@@ -47,7 +49,7 @@ async def _params(request: Request) -> dict[str, Any]:
 def _lang(request: Request) -> str:
     """The language of a refusal that comes before the token is trusted: the browser's (cookie,
     Accept-Language), not the token's locale claim."""
-    return preferred_language(request, request.app.state.settings.default_language)
+    return reader_language(request)
 
 
 def _refused(request: Request, exc: AppError, lang: str) -> Response:
@@ -60,7 +62,7 @@ def _refused(request: Request, exc: AppError, lang: str) -> Response:
 # ---- what the LMS calls ----------------------------------------------------------------------------
 
 @router.get("/lti/jwks", name="lti_jwks", include_in_schema=False)
-def jwks(db: Session = Depends(db_session)) -> JSONResponse:
+def jwks(db: SessionDep) -> JSONResponse:
     """Our public keys; the platform verifies our client assertions and Deep Linking answers with them."""
     published = keys.jwks(db)
     if not published["keys"]:  # first call ever: make the key now, so the LMS can be set up at once
@@ -71,7 +73,7 @@ def jwks(db: Session = Depends(db_session)) -> JSONResponse:
 
 
 @router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login_endpoint", include_in_schema=False)
-async def login(request: Request, db: Session = Depends(db_session)) -> Response:
+async def login(request: Request, db: SessionDep) -> Response:
     params = await _params(request)
     ip = request.client.host if request.client else "?"
     claim = ratelimit.take(db, [("lti-login", ip, LOGINS_PER_IP)])
@@ -89,7 +91,7 @@ async def login(request: Request, db: Session = Depends(db_session)) -> Response
 
 
 @router.post("/lti/launch", name="lti_launch", include_in_schema=False)
-async def launch(request: Request, db: Session = Depends(db_session)) -> Response:
+async def launch(request: Request, db: SessionDep) -> Response:
     params = await _params(request)
     lang = _lang(request)
     try:
@@ -111,7 +113,7 @@ async def launch(request: Request, db: Session = Depends(db_session)) -> Respons
 
 def _resource_launch(request: Request, db: Session, platform: LtiPlatform, claims: Launch) -> Response:
     course = resources.Course(db, platform.id, claims.context_id)
-    if resources.path_for(request.app.state.catalog.snapshot(), claims.resource, claims.lang, course) is None:
+    if resources.path_for(services(request).get(Catalog).snapshot(), claims.resource, claims.lang, course) is None:
         raise LtiError("unknown_resource", status=404)
     courses.context_for(db, platform.id, claims)
     token = handoff.issue(db, platform.id, claims)
@@ -132,13 +134,13 @@ def _deep_link_picker(request: Request, db: Session, platform: LtiPlatform, clai
     token = handoff.issue(db, platform.id, claims, {"deep_link": settings, "deployment_id": deployment})
     context = account_context(request, claims.lang, "/", None)
     course = resources.Course(db, platform.id, claims.context_id)
-    context.update(token=token, choices=resources.choices(request.app.state.catalog.snapshot(), claims.lang, course,
+    context.update(token=token, choices=resources.choices(services(request).get(Catalog).snapshot(), claims.lang, course,
                                                           gettext_for(claims.lang)(ASSIGNMENT_CHOICE)))
     return allow_lms_frame(render(request, "lti/pick.html", context))
 
 
 @router.post("/lti/deep-link", include_in_schema=False)
-async def deep_link_answer(request: Request, db: Session = Depends(db_session)) -> Response:
+async def deep_link_answer(request: Request, db: SessionDep) -> Response:
     """The instructor's pick, signed and posted back to the LMS (a form the browser submits)."""
     params = await _params(request)
     lang = _lang(request)
@@ -146,7 +148,7 @@ async def deep_link_answer(request: Request, db: Session = Depends(db_session)) 
         platform_id, claims, extra = handoff.take(db, str(params.get("token", "")))
         lang = claims.lang
         picked = str(params.get("resource", ""))
-        snapshot = request.app.state.catalog.snapshot()
+        snapshot = services(request).get(Catalog).snapshot()
         course = resources.Course(db, platform_id, claims.context_id)
         offered = resources.choices(snapshot, lang, course, gettext_for(lang)(ASSIGNMENT_CHOICE))
         choice = next((c for c in offered if c.resource == picked), None)

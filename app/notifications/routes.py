@@ -2,20 +2,22 @@
 (mark one read, mark all read, the on-reply/off setting), and the same actions as JSON."""
 from __future__ import annotations
 
-from fastapi import Depends, Form, Request
-from fastapi.responses import RedirectResponse
+from fastapi import Form, Request
+from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
-from app.accounts import auth as authn
-from app.accounts.deps import current_auth, db_session, require_auth
+from app.accounts.deps import AuthDep, OptionalAuthDep, SessionDep, WriterDep
 from app.accounts.views import account_context, render
 from app.comments.permissions import can_moderate
-from app.comments.web import signed_in_writer, ui_lang
+from app.comments.web import ui_lang
 from app.core.answers import checked
 from app.core.bodies import make_router
 from app.core.ids import RowId
-from app.i18n.requests import api_lang
+from app.core.languages import api_lang
+from app.core.services import services
+from app.lessons.catalog import Catalog
+from app.lessons.exercises import ExerciseInfoCache
 from app.notifications import schemas, service
 
 router = make_router()
@@ -33,17 +35,17 @@ def _open_reports(db: Session, user) -> int | None:
 
 
 @router.get("/api/notifications/summary", response_model=schemas.Summary)
-def summary(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
-    return checked(schemas.Summary, {"unread": service.unread_count(db, auth.user), "inbox": _open_reports(db, auth.user)},
-                   headers={"Cache-Control": "no-store"})
+def summary(request: Request, auth: AuthDep, db: SessionDep):
+    return JSONResponse({"unread": service.unread_count(db, auth.user), "inbox": _open_reports(db, auth.user)},
+                        headers={"Cache-Control": "no-store"})
 
 
 def _exercises(request: Request, lang: str) -> dict[str, tuple[str, str | None]]:
     """exercise id -> (its title in ``lang``, the lesson page that holds its panel)."""
-    state = request.app.state
+    shared = services(request)
     out: dict[str, tuple[str, str | None]] = {}
-    for lesson in state.catalog.snapshot().visible(state.settings.show_drafts):
-        info = state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
+    for lesson in shared.get(Catalog).snapshot().visible(shared.settings.show_drafts):
+        info = shared.get(ExerciseInfoCache).get(lesson.meta.exercise) if lesson.meta.exercise else None
         if info is not None:
             out[info.id] = (info.title.get(lang) or info.title.get("en") or info.id, f"/{lang}/lessons/{lesson.slug}")
     return out
@@ -73,11 +75,11 @@ def _texts(request: Request, items: list, lang: str) -> dict[int, dict]:
 
 
 def _lesson_titles(request: Request, lang: str) -> dict[str, str]:
-    return {lesson.slug: lesson.text(lang)[0].title for lesson in request.app.state.catalog.snapshot().lessons}
+    return {lesson.slug: lesson.text(lang)[0].title for lesson in services(request).get(Catalog).snapshot().lessons}
 
 
 @router.get("/api/notifications", response_model=schemas.NotificationList)
-def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth), db: Session = Depends(db_session)):
+def list_notifications(request: Request, auth: AuthDep, db: SessionDep):
     """Your latest notifications, each with its sentence in your language (?lang=ko|en, else your
     language cookie or Accept-Language) and the link it leads to; a verdict change also carries the
     grader's note."""
@@ -96,23 +98,21 @@ def list_notifications(request: Request, auth: authn.Auth = Depends(require_auth
 
 
 @router.post("/api/notifications/{notification_id}/read", response_model=schemas.ReadOne)
-def read_one_api(notification_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                 db: Session = Depends(db_session)):
+def read_one_api(notification_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     changed = service.mark_read(db, auth.user, notification_id)
     db.commit()
     return {"read": True, "changed": changed, "unread": service.unread_count(db, auth.user)}
 
 
 @router.post("/api/notifications/read-all", response_model=schemas.ReadAll)
-def read_all_api(request: Request, auth: authn.Auth = Depends(signed_in_writer), db: Session = Depends(db_session)):
+def read_all_api(request: Request, auth: WriterDep, db: SessionDep):
     changed = service.mark_all_read(db, auth.user)
     db.commit()
     return {"changed": changed, "unread": 0}
 
 
 @router.put("/api/notifications/settings", response_model=schemas.ModeOut)
-def settings_api(data: Setting, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                 db: Session = Depends(db_session)):
+def settings_api(data: Setting, request: Request, auth: WriterDep, db: SessionDep):
     mode = service.set_mode(db, auth.user, data.mode)
     db.commit()
     return {"mode": mode}
@@ -121,7 +121,7 @@ def settings_api(data: Setting, request: Request, auth: authn.Auth = Depends(sig
 # ---- the page -------------------------------------------------------------------------------------
 
 @router.get("/{lang:lang}/notifications")
-def notifications_page(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+def notifications_page(lang: str, request: Request, auth: OptionalAuthDep, db: SessionDep):
     ui_lang(request, lang)
     if auth is None or auth.via != "cookie":
         return RedirectResponse(f"/{lang}/signin?next=/{lang}/notifications", status_code=303)
@@ -133,24 +133,21 @@ def notifications_page(lang: str, request: Request, auth=Depends(current_auth), 
 
 
 @router.post("/{lang:lang}/notifications/{notification_id}/read")
-def read_one_form(lang: str, notification_id: RowId, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                  db: Session = Depends(db_session)):
+def read_one_form(lang: str, notification_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     service.mark_read(db, auth.user, notification_id)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)
 
 
 @router.post("/{lang:lang}/notifications/read-all")
-def read_all_form(lang: str, request: Request, auth: authn.Auth = Depends(signed_in_writer),
-                  db: Session = Depends(db_session)):
+def read_all_form(lang: str, request: Request, auth: WriterDep, db: SessionDep):
     service.mark_all_read(db, auth.user)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)
 
 
 @router.post("/{lang:lang}/notifications/settings")
-def settings_form(lang: str, request: Request, mode: str = Form("reply"), auth: authn.Auth = Depends(signed_in_writer),
-                  db: Session = Depends(db_session)):
+def settings_form(lang: str, request: Request, auth: WriterDep, db: SessionDep, mode: str = Form("reply")):
     service.set_mode(db, auth.user, mode)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import json
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from markupsafe import Markup
-from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from app.accounts.deps import db_session, require_auth
+from app.accounts.deps import AuthDep, SessionDep, WriterDep
 from app.accounts.roles import Permission, can
 from app.core.answers import checked
 from app.core.bodies import make_router
 from app.core.config import LANGUAGES
 from app.core.fragments import opened_as_page
 from app.core.ids import RowId, RowIdQuery
+from app.core.services import services
+from app.lessons.catalog import Catalog
 from app.panel import overridden, schemas
 from app.panel.history import diff_lines, own_history
 from app.panel.insight import sass_diff
@@ -26,7 +27,7 @@ from app.panel.submission import present_submission
 from app.rendering.code import highlighted_source
 from app.submissions.models import Submission
 from app.submissions.routes import _limits as submission_limits
-from app.submissions.routes import signed_in_with_csrf
+from app.submissions.runtime import SubmissionsRuntime
 from app.templating import page_context
 
 api_router = make_router(prefix="/api/panel", tags=["panel"])
@@ -65,16 +66,16 @@ async def get_exercise(exercise_id: str):
 
 def _to_lesson(request: Request, lang: str, exercise_id: str, query: str) -> RedirectResponse:
     """A fragment opened as a page: the lesson whose panel shows it (or the course)."""
-    state = request.app.state
-    slug = next((lesson.slug for lesson in state.catalog.snapshot().visible(state.settings.show_drafts)
+    shared = services(request)
+    slug = next((lesson.slug for lesson in shared.get(Catalog).snapshot().visible(shared.settings.show_drafts)
                  if lesson.meta.exercise == exercise_id), None)
     return RedirectResponse(f"/{lang}/lessons/{slug}{query}#exercise" if slug else f"/{lang}/", status_code=303)
 
 
 def _fragment(request: Request, lang: str, template: str, **values) -> HTMLResponse:
-    context = page_context(lang, "/", request.app.state.settings.site_name)
+    context = page_context(lang, "/", services(request).settings.site_name)
     context.update(values)
-    html = request.app.state.templates.get_template(template).render(context)
+    html = services(request).templates.get_template(template).render(context)
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
@@ -82,12 +83,12 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
     """The panel's view of one submission for its owner (graders: any); 404 for anyone else.
     ``source`` and ``launch`` are the submission's own, so the panel shows the code the result is about."""
     def load():
-        with request.app.state.session_factory() as db:
+        with services(request).session_factory() as db:
             row = db.get(Submission, sub_id)
             if row is None or (row.user_id != auth.user.id and not can(auth.user.role, Permission.REVIEW_SUBMISSIONS)):
                 return None
             panel = present_submission(db, row, lang, owner_view=row.user_id == auth.user.id,
-                                       gpu_budget_seconds=request.app.state.settings.gpu_budget_seconds)
+                                       gpu_budget_seconds=services(request).settings.gpu_budget_seconds)
             return {**panel, "source": row.source, "launch_json": row.launch, "exercise": row.exercise_id}
 
     panel = await run_in_threadpool(load)
@@ -97,7 +98,7 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
 
 
 @router.get("/{lang:lang}/panel/submissions/{sub_id}")
-async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depends(require_auth)):
+async def result_fragment(lang: str, sub_id: RowId, request: Request, auth: AuthDep):
     """The result with the submission's own code beside it (read-only, "Load into the editor")."""
     panel = await _visible_panel(request, sub_id, lang, auth)
     if opened_as_page(request):
@@ -107,7 +108,7 @@ async def result_fragment(lang: str, sub_id: RowId, request: Request, auth=Depen
 
 
 @api_router.get("/submissions/{sub_id}", response_model=schemas.PanelSubmission)
-async def result_json(sub_id: RowId, request: Request, lang: str = "", auth=Depends(require_auth)):
+async def result_json(sub_id: RowId, request: Request, auth: AuthDep, lang: str = ""):
     """What the exercise panel shows of one of your submissions (graders: any), in ?lang=ko|en: the
     verdict the learner sees (a grader's override wins, with the automatic check's beside it),
     the speed tiers it earns, the XP it earns and the graders' notes."""
@@ -118,8 +119,7 @@ async def result_json(sub_id: RowId, request: Request, lang: str = "", auth=Depe
 
 
 @api_router.post("/submissions/{sub_id}/profile", status_code=202, response_model=schemas.ProfileQueued)
-async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signed_in_with_csrf),
-                             db: Session = Depends(db_session)):
+async def profile_submission(sub_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     """"Profile this": the same kernel and launch again, graded as usual and with
     Nsight Compute counters where the grading host has ncu. A new submission of one's own: it
     counts against the job limits like any other."""
@@ -137,37 +137,37 @@ async def profile_submission(sub_id: RowId, request: Request, auth=Depends(signe
             config = exercise_config(row.exercise_id)
             launch = dict(config["launch_defaults"]) if config else {}
         new = intake.store(db, auth.user, row.exercise_id, intake.Request_(row.source, {**launch, "profile": True}),
-                           submission_limits(request), enqueue=request.app.state.submissions.enqueue)
+                           submission_limits(request), enqueue=services(request).get(SubmissionsRuntime).enqueue)
         return new.id
 
     new_id = await run_in_threadpool(store)
     if new_id is None:
         raise HTTPException(404)
-    request.app.state.submissions.wake()
+    services(request).get(SubmissionsRuntime).wake()
     return {"id": new_id}
 
 
 @router.get("/{lang:lang}/panel/exercises/{exercise_id}/history")
-async def history_fragment(lang: str, exercise_id: str, request: Request, auth=Depends(require_auth)):
+async def history_fragment(lang: str, exercise_id: str, request: Request, auth: AuthDep):
     if opened_as_page(request):
         return _to_lesson(request, lang, exercise_id, "")
 
     def load():
-        with request.app.state.session_factory() as db:
+        with services(request).session_factory() as db:
             return own_history(db, auth.user.id, exercise_id[:64], lang)
 
     return _fragment(request, lang, "panel/history.html", items=await run_in_threadpool(load))
 
 
 @router.get("/{lang:lang}/panel/diff")
-async def diff_fragment(lang: str, a: RowIdQuery, b: RowIdQuery, request: Request, auth=Depends(require_auth)):
+async def diff_fragment(lang: str, a: RowIdQuery, b: RowIdQuery, request: Request, auth: AuthDep):
     """Diff of two of one's own submissions (graders: any two)."""
 
     def load():
-        with request.app.state.session_factory() as db:
-            rows = [db.get(Submission, a), db.get(Submission, b)]
+        with services(request).session_factory() as db:
+            rows = [row for row in (db.get(Submission, a), db.get(Submission, b)) if row is not None]
             reviewer = can(auth.user.role, Permission.REVIEW_SUBMISSIONS)
-            if any(r is None or (r.user_id != auth.user.id and not reviewer) for r in rows):
+            if len(rows) < 2 or any(r.user_id != auth.user.id and not reviewer for r in rows):
                 return None
             old, new = sorted(rows, key=lambda r: r.id)
             return (old.id, new.id, diff_lines(old.source, new.source, f"#{old.id}", f"#{new.id}"),

@@ -6,32 +6,34 @@ It shows what the learner's features hold (app.progress, app.submissions), so it
 and above app.accounts, whose sign-in and account model it uses; app.accounts imports none of them."""
 from __future__ import annotations
 
-from fastapi import Depends, Form, Request
+from fastapi import Form, Request
 from fastapi.responses import RedirectResponse
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
 from app.accounts import users
-from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth
+from app.accounts.deps import CSRF, AuthDep, OptionalAuthDep, SessionDep
 from app.accounts.messages import AccountsError, message
 from app.accounts.models import User
 from app.accounts.views import account_context, render
 from app.comments import service as comments_service
 from app.core.bodies import make_router
 from app.core.ids import RowId
+from app.core.services import services
+from app.lessons.catalog import Catalog
+from app.lessons.exercises import ExerciseInfoCache
 from app.progress import learner, xp
 from app.progress.achievements import earned_achievements, take_announcements
 from app.progress.registry import ACHIEVEMENTS
 from app.reports import service as reports_service
 
 router = make_router()
-CSRF = [Depends(csrf_protect)]
 
 
 def _visible_lessons(request: Request):
-    state = request.app.state
-    return state.catalog.snapshot().visible(state.settings.show_drafts)
+    shared = services(request)
+    return shared.get(Catalog).snapshot().visible(shared.settings.show_drafts)
 
 
 def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str | None = None,
@@ -48,7 +50,7 @@ def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str |
         achievements=[{"a": a, "earned_at": earned.get(a.id)} for a in ACHIEVEMENTS],
         xp_history=xp.history_rows(xp.history(db, user), lang,
                                    {lesson.slug: f"{lesson.number} · {lesson.text(lang)[0].title}" for lesson in lessons},
-                                   request.app.state.exercises), tokens=authn.list_api_tokens(db, user), new_token=new_token,
+                                   services(request).get(ExerciseInfoCache)), tokens=authn.list_api_tokens(db, user), new_token=new_token,
         submissions=(subs := _submissions(db, user)), effective_verdicts=_effective_verdicts(db, subs), notice=notice,
         # each submission row links to its lesson's exercise panel, which shows that submission
         exercise_pages={lesson.meta.exercise: f"/{lang}/lessons/{lesson.slug}" for lesson in lessons if lesson.meta.exercise},
@@ -62,7 +64,7 @@ def _profile(request: Request, lang: str, auth, db: Session, *, new_token: str |
 def _exercise_titles(request: Request, lessons, lang: str) -> dict[str, str]:
     titles = {}
     for lesson in lessons:
-        info = request.app.state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
+        info = services(request).get(ExerciseInfoCache).get(lesson.meta.exercise) if lesson.meta.exercise else None
         if info is not None:
             titles[info.id] = info.title.get(lang) or info.title.get("en") or info.id
     return titles
@@ -90,13 +92,12 @@ def _require_page_auth(request: Request, lang: str, auth):
 
 
 @router.get("/{lang:lang}/profile")
-def profile(lang: str, request: Request, auth=Depends(current_auth), db: Session = Depends(db_session)):
+def profile(lang: str, request: Request, auth: OptionalAuthDep, db: SessionDep):
     return _require_page_auth(request, lang, auth) or _profile(request, lang, auth, db)
 
 
 @router.post("/{lang:lang}/profile/timezone", dependencies=CSRF)
-def set_timezone(lang: str, request: Request, tz: str = Form(""), auth=Depends(require_auth),
-                 db: Session = Depends(db_session)):
+def set_timezone(lang: str, request: Request, auth: AuthDep, db: SessionDep, tz: str = Form("")):
     name = users.valid_timezone(tz)
     if name != tz.strip() and tz.strip() != "":
         return _profile(request, lang, auth, db, error="bad_timezone", status=400)
@@ -107,8 +108,7 @@ def set_timezone(lang: str, request: Request, tz: str = Form(""), auth=Depends(r
 
 
 @router.post("/{lang:lang}/profile/tokens", dependencies=CSRF)
-def create_token(lang: str, request: Request, name: str = Form(""), auth=Depends(require_auth),
-                 db: Session = Depends(db_session)):
+def create_token(lang: str, request: Request, auth: AuthDep, db: SessionDep, name: str = Form("")):
     name = name.strip()
     if not 1 <= len(name) <= 64:
         return _profile(request, lang, auth, db, error="token_name", status=400)
@@ -118,8 +118,7 @@ def create_token(lang: str, request: Request, name: str = Form(""), auth=Depends
 
 
 @router.post("/{lang:lang}/profile/tokens/{token_id}/revoke", dependencies=CSRF)
-def revoke_token(lang: str, token_id: RowId, request: Request, auth=Depends(require_auth),
-                 db: Session = Depends(db_session)):
+def revoke_token(lang: str, token_id: RowId, request: Request, auth: AuthDep, db: SessionDep):
     if not authn.revoke_api_token(db, auth.user, token_id):
         raise AccountsError("not_found", status=404)
     db.commit()
@@ -139,20 +138,19 @@ def _render_confirm(request: Request, lang: str, auth, action: str, *, error: st
     context = account_context(request, lang, f"/profile/{action}", auth)
     context.update(action=action, error=error, choice=choice)
     if action == "delete":
-        with request.app.state.session_factory() as db:
+        with services(request).session_factory() as db:
             context.update(comment_count=comments_service.authored_count(db, auth.user),
                            report_count=reports_service.count_by(db, auth.user))
     return render(request, "accounts/confirm.html", context, status=status)
 
 
 @router.get("/{lang:lang}/profile/reset")
-def reset_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
+def reset_confirm_page(lang: str, request: Request, auth: OptionalAuthDep):
     return _confirm_page(request, lang, auth, "reset")
 
 
 @router.post("/{lang:lang}/profile/reset", dependencies=CSRF)
-def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=Depends(require_auth),
-                   db: Session = Depends(db_session)):
+def reset_progress(lang: str, request: Request, auth: AuthDep, db: SessionDep, confirm: str = Form("")):
     if confirm != "yes":
         raise AccountsError("confirm_required", status=400)
     user = db.get(User, auth.user.id)
@@ -164,13 +162,13 @@ def reset_progress(lang: str, request: Request, confirm: str = Form(""), auth=De
 
 
 @router.get("/{lang:lang}/profile/delete")
-def delete_confirm_page(lang: str, request: Request, auth=Depends(current_auth)):
+def delete_confirm_page(lang: str, request: Request, auth: OptionalAuthDep):
     return _confirm_page(request, lang, auth, "delete")
 
 
 @router.post("/{lang:lang}/profile/delete", dependencies=CSRF)
-def delete_account(lang: str, request: Request, password: str = Form(""), contributions: str = Form(""),
-                   auth=Depends(require_auth), db: Session = Depends(db_session)):
+def delete_account(lang: str, request: Request, auth: AuthDep, db: SessionDep,
+                   password: str = Form(""), contributions: str = Form("")):
     """``contributions``: "keep" (comments stay under "deleted account", problem reports stay without
     a name) or "delete" (the comments' text and the problem reports go too); the page asks."""
     user = db.get(User, auth.user.id)

@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from fastapi import Request
 
 from app.accounts import auth as authn
+from app.core.services import services
 from app.lessons.catalog import Lesson
 from app.progress.achievements import award_achievements, take_announcements
 from app.progress.learner import LearnerState, learner_state
-from app.progress.reader_cache import ReaderPeek, load_reader, memo_for, peek_reader
+from app.progress.reader_cache import ReaderMemo, ReaderPeek, load_reader, peek_reader
 from app.progress.reading import opened_day, record_lesson_opened
 
 
@@ -43,13 +44,13 @@ def repeat_view(request: Request, lang: str, lessons: list[Lesson], lesson: Less
     cookie = request.cookies.get(authn.SESSION_COOKIE)
     if not cookie or request.headers.get("authorization", ""):
         return None
-    engine = request.app.state.engine
+    engine = services(request).engine
     expired: list[ReaderPeek] = []  # this view only reads: an expired row is left for signed_in_view to delete
     peek = authn.live_session(cookie, lambda token_hash: peek_reader(engine, token_hash), expired.append)
     if peek is None:
         return None if expired else NOT_SIGNED_IN
     key, opened = _view_keys(peek.user, peek.fingerprint, lang, tuple(item.slug for item in lessons), lesson)
-    memo = memo_for(request.app.state)
+    memo = services(request).get(ReaderMemo)
     cached = memo.state(peek.user.id, key)
     if cached is None or (opened is not None and not memo.opened(opened)):
         return None
@@ -66,7 +67,7 @@ def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: L
         return None
     if request.headers.get("authorization", ""):
         # a Bearer token wins over the cookie (as in authn.resolve), and token callers get no reader view
-        with request.app.state.session_factory() as db:
+        with services(request).session_factory() as db:
             try:
                 authn.resolve(request, db)
             except authn.BadToken:
@@ -77,9 +78,9 @@ def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: L
     repeat = repeat_view(request, lang, lessons, lesson)
     if repeat is not None:
         return repeat or None
-    memo = memo_for(request.app.state)
+    memo = services(request).get(ReaderMemo)
     slugs = tuple(item.slug for item in lessons)
-    with request.app.state.session_factory() as db:
+    with services(request).session_factory() as db:
         reader = authn.live_session(cookie, lambda token_hash: load_reader(db, token_hash),
                                     lambda expired: authn.delete_expired(db, expired.session))
         if reader is None:

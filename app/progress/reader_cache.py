@@ -169,10 +169,11 @@ class ReaderMemo:
     'lesson opened' events known to be stored already (so repeated views write nothing).
 
     Only states computed by a view that wrote nothing are remembered (see page_state), so
-    serving one again is exactly what recomputing it would give.
+    serving one again is exactly what recomputing it would give. One per application (one of the
+    services create_app builds), so each test app starts empty.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._states: dict[int, tuple[Any, LearnerState]] = {}
         self._opened: set[tuple] = set()
@@ -196,11 +197,3 @@ class ReaderMemo:
             if len(self._opened) >= MAX_OPENED:
                 self._opened.clear()
             self._opened.add(key)
-
-
-def memo_for(app_state) -> ReaderMemo:
-    """One memo per application (so each test app starts empty)."""
-    memo = getattr(app_state, "reader_memo", None)
-    if memo is None:
-        memo = app_state.reader_memo = ReaderMemo()
-    return memo

@@ -4,12 +4,12 @@ What a page shows of the reader comes only from ReaderView.context (user, csrf_t
 announcements); the strip is added per request from the learner state. So a page rendered for
 (page, its deps, the user's row as it is now, the session's CSRF token) is the same page next
 time. Pages that announce achievements are never kept (they are shown once).
-Anything new that a template shows about the reader must be in reader_key().
+Anything new that a template shows about the reader must be in reader_key(). The cache itself is
+``services(request).reader_pages``, one per application, built by create_app.
 """
 from __future__ import annotations
 
 from app.accounts.models import User
-from app.core.page_cache import PageCache
 
 _USER_COLUMNS = tuple(c.key for c in User.__table__.columns)
 
@@ -20,11 +20,3 @@ def reader_key(context: dict) -> tuple | None:
         return None
     user = context["user"]
     return (tuple(getattr(user, name) for name in _USER_COLUMNS), context.get("csrf_token"))
-
-
-def reader_pages(app_state) -> PageCache:
-    """One cache per application; off when the visitors' page cache is off (debug mode)."""
-    cache = getattr(app_state, "reader_pages", None)
-    if cache is None:
-        cache = app_state.reader_pages = PageCache(max_entries=4096, enabled=app_state.page_cache.enabled)
-    return cache

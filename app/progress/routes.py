@@ -2,17 +2,18 @@
 ``Authorization: Bearer mkc_...`` and skip CSRF with the same permissions."""
 from __future__ import annotations
 
-from fastapi import Depends, Request
+from fastapi import Request
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.accounts import users
-from app.accounts.deps import csrf_protect, db_session, require_auth, require_permission
+from app.accounts.deps import CSRF, AuthDep, ProgressViewerDep, SessionDep, UserManagerDep, XpAdjusterDep
 from app.accounts.messages import AccountsError
 from app.accounts.models import User
-from app.accounts.roles import Permission
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
-from app.i18n.requests import api_lang
+from app.core.languages import api_lang
+from app.core.services import services
+from app.lessons.catalog import Catalog
 from app.progress import schemas, xp
 from app.progress.achievements import award_achievements, earned_achievements, mark_announced
 from app.progress.learner import completed_lessons, learner_state, strip_json
@@ -20,15 +21,11 @@ from app.progress.reading import complete_lesson, merge_browser_progress
 from app.templating import page_context
 
 router = make_router(prefix="/api")
-require_view_others = require_permission(Permission.VIEW_OTHERS_PROGRESS)
-require_xp_adjust = require_permission(Permission.ADJUST_XP)
-require_users_manage = require_permission(Permission.MANAGE_USERS)
-CSRF = [Depends(csrf_protect)]
 
 
 def _lessons(request: Request):
-    state = request.app.state
-    return state.catalog.snapshot().visible(state.settings.show_drafts)
+    shared = services(request)
+    return shared.get(Catalog).snapshot().visible(shared.settings.show_drafts)
 
 
 def _achievements_json(achievements, lang):
@@ -37,9 +34,9 @@ def _achievements_json(achievements, lang):
 
 
 def _strip_html(request: Request, lang: str, state, lessons) -> str:
-    context = page_context(lang, "/", request.app.state.settings.site_name)
+    context = page_context(lang, "/", services(request).settings.site_name)
     context.update(learner=state, lesson_slugs=[lesson.slug for lesson in lessons])
-    return request.app.state.templates.get_template("partials/strip.html").render(context)
+    return services(request).templates.get_template("partials/strip.html").render(context)
 
 
 def _progress_json(db: Session, user: User, request: Request, lang: str) -> dict:
@@ -57,7 +54,7 @@ def _progress_json(db: Session, user: User, request: Request, lang: str) -> dict
 
 
 @router.get("/me", response_model=schemas.Progress)
-def me(request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
+def me(request: Request, auth: AuthDep, db: SessionDep):
     return _progress_json(db, auth.user, request, api_lang(request))
 
 
@@ -67,7 +64,7 @@ class MergeBody(BaseModel):
 
 
 @router.post("/progress/merge", dependencies=CSRF, max_body_size=FORM_TEXT_BODY_LIMIT, response_model=schemas.ProgressMerged)
-def merge(body: MergeBody, request: Request, auth=Depends(require_auth), db: Session = Depends(db_session)):
+def merge(body: MergeBody, request: Request, auth: AuthDep, db: SessionDep):
     """The visitor's localStorage progress joins the account: union, earliest time kept."""
     lang = api_lang(request)
     lessons = _lessons(request)
@@ -85,8 +82,7 @@ class CompleteBody(BaseModel):
 
 
 @router.post("/progress/lessons/{slug}/complete", dependencies=CSRF, response_model=schemas.LessonCompleted)
-def complete(slug: str, request: Request, body: CompleteBody | None = None, auth=Depends(require_auth),
-             db: Session = Depends(db_session)):
+def complete(slug: str, request: Request, auth: AuthDep, db: SessionDep, body: CompleteBody | None = None):
     lang = api_lang(request)
     lessons = _lessons(request)
     lesson = next((item for item in lessons if item.slug == slug), None)
@@ -102,8 +98,7 @@ def complete(slug: str, request: Request, body: CompleteBody | None = None, auth
 
 
 @router.get("/users/{username}/progress", response_model=schemas.Progress)
-def user_progress(username: str, request: Request, auth=Depends(require_view_others),
-                  db: Session = Depends(db_session)):
+def user_progress(username: str, request: Request, auth: ProgressViewerDep, db: SessionDep):
     user = users.find_user(db, username)
     if user is None:
         raise AccountsError("not_found", status=404)
@@ -118,8 +113,7 @@ class AdjustBody(BaseModel):
 
 
 @router.post("/xp/adjust", dependencies=CSRF, response_model=schemas.XpAdjusted)
-def adjust_xp(body: AdjustBody, request: Request, auth=Depends(require_xp_adjust),
-              db: Session = Depends(db_session)):
+def adjust_xp(body: AdjustBody, request: Request, auth: XpAdjusterDep, db: SessionDep):
     """A grader's override: a compensating ledger entry, idempotent per ``reference``."""
     user = users.find_user(db, body.username)
     if user is None:
@@ -140,8 +134,7 @@ class RoleBody(BaseModel):
 
 
 @router.post("/admin/users/{username}/role", dependencies=CSRF, response_model=schemas.RoleChanged)
-def set_role(username: str, body: RoleBody, request: Request, auth=Depends(require_users_manage),
-             db: Session = Depends(db_session)):
+def set_role(username: str, body: RoleBody, request: Request, auth: UserManagerDep, db: SessionDep):
     user = users.find_user(db, username)
     if user is None:
         raise AccountsError("not_found", status=404)

@@ -2,19 +2,22 @@
 honeypot and a per-IP limit) and the instructors' inbox of problem and comment reports."""
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import Depends, Form, Request
 from fastapi.responses import RedirectResponse
-from sqlalchemy.orm import Session
 
 from app.accounts import auth as authn
-from app.accounts.deps import csrf_protect, current_auth, db_session, require_auth
+from app.accounts.deps import AuthDep, OptionalAuthDep, SessionDep, WriterDep, csrf_protect
 from app.accounts.views import account_context, render
 from app.comments import service as comments
 from app.comments.messages import CommentsError
 from app.comments.permissions import can_moderate
-from app.comments.web import config, lesson_or_404, signed_in_writer, ui_lang
+from app.comments.web import config, lesson_or_404, ui_lang
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
+from app.core.services import services
+from app.lessons.catalog import Catalog
 from app.reports import service
 
 router = make_router()
@@ -34,15 +37,15 @@ def _form(request, lang, lesson, auth, *, what="", quote="", error=None, status=
 
 
 @router.get("/{lang:lang}/lessons/{slug}/report")
-def report_form(lang: str, slug: str, request: Request, quote: str = "", auth=Depends(current_auth)):
+def report_form(lang: str, slug: str, request: Request, auth: OptionalAuthDep, quote: str = ""):
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)
     return _form(request, lang, lesson, auth, quote=quote[:config(request).quote_max_length])
 
 
 @router.post("/{lang:lang}/lessons/{slug}/report", dependencies=[Depends(csrf_protect)], max_body_size=FORM_TEXT_BODY_LIMIT)
-def report_submit(lang: str, slug: str, request: Request, what: str = Form(""), quote: str = Form(""),
-                  website: str = Form(""), auth=Depends(current_auth), db: Session = Depends(db_session)):
+def report_submit(lang: str, slug: str, request: Request, auth: OptionalAuthDep, db: SessionDep,
+                  what: str = Form(""), quote: str = Form(""), website: str = Form("")):
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)
     thanks = account_context(request, lang, f"/lessons/{slug}/report", auth)
@@ -52,7 +55,7 @@ def report_submit(lang: str, slug: str, request: Request, what: str = Form(""), 
     try:
         service.submit(db, config(request), slug=slug, lang=lang, what=what, quote=quote,
                        user=auth.user if auth else None,
-                       ip_digest=service.ip_hash(request.app.state.secret_key, _client_ip(request)))
+                       ip_digest=service.ip_hash(services(request).secret_key, _client_ip(request)))
     except CommentsError as exc:
         return _form(request, lang, lesson, auth, what=what[:5000], quote=quote[:5000], status=exc.status,
                      headers=exc.headers, error=exc.message(lang))
@@ -62,23 +65,28 @@ def report_submit(lang: str, slug: str, request: Request, what: str = Form(""), 
 
 # ---- the inbox --------------------------------------------------------------------------------------
 
-def _moderator(auth: authn.Auth = Depends(require_auth)) -> authn.Auth:
+def _moderator(auth: AuthDep) -> authn.Auth:
     if not can_moderate(auth.user):
         raise CommentsError("forbidden", status=403)
     return auth
 
 
-def _moderator_writer(auth: authn.Auth = Depends(signed_in_writer)) -> authn.Auth:
+ModeratorDep = Annotated[authn.Auth, Depends(_moderator)]
+
+
+def _moderator_writer(auth: WriterDep) -> authn.Auth:
     return _moderator(auth)
 
 
+ModeratorWriterDep = Annotated[authn.Auth, Depends(_moderator_writer)]
+
+
 @router.get("/{lang:lang}/reports")
-def inbox(lang: str, request: Request, status: str = "open", auth: authn.Auth = Depends(_moderator),
-          db: Session = Depends(db_session)):
+def inbox(lang: str, request: Request, auth: ModeratorDep, db: SessionDep, status: str = "open"):
     ui_lang(request, lang)
     resolved = status == "resolved"
     titles = {lesson.slug: {code: lesson.text(code)[0].title for code in ("ko", "en")}
-              for lesson in request.app.state.catalog.snapshot().lessons}
+              for lesson in services(request).get(Catalog).snapshot().lessons}
     context = account_context(request, lang, "/reports", auth)
     context.update(status="resolved" if resolved else "open", problems=service.problem_reports(db, resolved),
                    reported=service.reported_comments(db, resolved), titles=titles)
@@ -87,7 +95,7 @@ def inbox(lang: str, request: Request, status: str = "open", auth: authn.Auth = 
 
 @router.post("/{lang:lang}/reports/{report_id}/{action}")
 def set_problem_state(lang: str, report_id: RowId, action: str, request: Request,
-                      auth: authn.Auth = Depends(_moderator_writer), db: Session = Depends(db_session)):
+                      auth: ModeratorWriterDep, db: SessionDep):
     if action not in ("resolve", "reopen") or not service.set_problem_resolved(db, auth.user, report_id,
                                                                                 action == "resolve"):
         raise CommentsError("not_found", status=404)
@@ -97,7 +105,7 @@ def set_problem_state(lang: str, report_id: RowId, action: str, request: Request
 
 @router.post("/{lang:lang}/reports/comments/{comment_id}/{action}")
 def handle_comment_report(lang: str, comment_id: RowId, action: str, request: Request,
-                          auth: authn.Auth = Depends(_moderator_writer), db: Session = Depends(db_session)):
+                          auth: ModeratorWriterDep, db: SessionDep):
     if action not in ("dismiss", "hide"):
         raise CommentsError("not_found", status=404)
     if action == "hide":

@@ -8,7 +8,8 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 
 from app.core.bodies import make_router
-from app.i18n.requests import preferred_language
+from app.core.languages import reader_language
+from app.core.services import services
 
 router = make_router(include_in_schema=False)
 
@@ -22,8 +23,8 @@ OTHER_VIEW = {"ko": "다른 보기", "en": "Other view"}
 def _page(request: Request, head: str, body: str, other: str) -> HTMLResponse:
     """The documentation itself is the OpenAPI schema's English, so the page is lang="en"; the bar
     above it (a way back to the site, the other viewer) speaks the reader's language."""
-    lang = preferred_language(request, request.app.state.settings.default_language)
-    site = escape(request.app.state.settings.site_name)
+    lang = reader_language(request)
+    site = escape(services(request).settings.site_name)
     title = f"{TITLES[lang]} · {site}"
     bar = (f'<header class="apidocs-bar" lang="{lang}" data-apidocs-bar><a href="/{lang}/" data-back-to-site>'
            f'{BACK[lang]}</a> <span>{TITLES[lang]}</span> <a href="{other}">{OTHER_VIEW[lang]}: {other}</a></header>')

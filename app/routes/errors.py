@@ -25,7 +25,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.accounts.views import account_context, render
 from app.core.config import LANGUAGES
 from app.core.errors import AppError
-from app.i18n.requests import api_lang, preferred_language
+from app.core.languages import api_lang, reader_language
+from app.core.services import services
 from app.templating import page_context
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ def error_language(request: Request) -> str:
         return settled
     if _is_api(request):
         return api_lang(request)
-    return preferred_language(request, request.app.state.settings.default_language)
+    return reader_language(request)
 
 
 def _api_answer(exc: AppError, lang: str) -> JSONResponse:
@@ -54,10 +55,10 @@ def _page(request: Request, exc: AppError, lang: str, *, bare_status: bool) -> R
         context = account_context(request, lang, "/", getattr(request.state, "auth", None))
         context.update(status=exc.status, error_text=exc.message(lang))
         return render(request, "accounts/message.html", context, status=exc.status, headers=exc.headers)
-    context = page_context(lang, "/", request.app.state.settings.site_name)
+    context = page_context(lang, "/", services(request).settings.site_name)
     context.update(status=exc.status, status_message=exc.message(lang))
     try:
-        html = request.app.state.templates.get_template("error.html").render(context)
+        html = services(request).templates.get_template("error.html").render(context)
     except Exception:  # the error page itself must not fail
         log.exception("error template failed")
         html = f"<!doctype html><title>{exc.status}</title><h1>{exc.status}</h1>"

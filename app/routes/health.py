@@ -9,12 +9,12 @@ still takes submissions, which wait for a GPU.
 """
 from __future__ import annotations
 
-from fastapi import Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 
 from app.core.bodies import make_router
+from app.core.services import Services, ServicesDep
 from app.routes.errors import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS
 
 router = make_router(include_in_schema=False)
@@ -26,9 +26,9 @@ async def healthz() -> JSONResponse:
     return JSONResponse({"ok": True}, headers=NO_STORE)
 
 
-def readiness(request: Request) -> dict:
-    settings = request.app.state.settings
-    with request.app.state.session_factory() as db:
+def readiness(shared: Services) -> dict:
+    settings = shared.settings
+    with shared.session_factory() as db:
         db.execute(text("SELECT 1"))
         out: dict = {"ok": True, "database": "ok",
                      "mode": "cluster" if settings.queue == "procrastinate" else "one box", "warnings": []}
@@ -47,9 +47,9 @@ def readiness(request: Request) -> dict:
 
 
 @router.get("/readyz")
-async def readyz(request: Request) -> JSONResponse:
+async def readyz(shared: ServicesDep) -> JSONResponse:
     try:
-        out = await run_in_threadpool(readiness, request)
+        out = await run_in_threadpool(readiness, shared)
     except DATABASE_UNAVAILABLE:
         return JSONResponse({"ok": False, "database": "unreachable"}, status_code=503,
                             headers={**NO_STORE, "Retry-After": RETRY_AFTER_SECONDS})

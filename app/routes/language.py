@@ -8,7 +8,9 @@ from fastapi.responses import RedirectResponse
 
 from app.core.bodies import make_router
 from app.core.config import LANGUAGES
-from app.i18n.requests import COOKIE, preferred_language
+from app.core.languages import reader_language
+from app.core.services import services
+from app.i18n.requests import COOKIE
 
 COOKIE_MAX_AGE = 365 * 24 * 3600
 _SAFE_NEXT = re.compile(r"^/(ko|en)(/[A-Za-z0-9\-_/]*)?$")
@@ -18,7 +20,7 @@ router = make_router()
 
 @router.get("/", include_in_schema=False)
 async def root(request: Request):
-    lang = preferred_language(request, request.app.state.settings.default_language)
+    lang = reader_language(request)
     response = RedirectResponse(f"/{lang}/", status_code=307)
     response.headers["Vary"] = "Cookie, Accept-Language"
     return response
@@ -28,7 +30,7 @@ async def root(request: Request):
 async def switch_language(lang: str, request: Request, next: str = ""):
     """Remember the choice in a cookie and go to the same page in that language."""
     if lang not in LANGUAGES:
-        lang = request.app.state.settings.default_language
+        lang = services(request).settings.default_language
     target = f"/{lang}/"
     match = _SAFE_NEXT.match(next)
     if match:

@@ -33,6 +33,7 @@ from starlette.concurrency import run_in_threadpool
 from app.core.bodies import make_router
 from app.core.clock import utcnow
 from app.core.errors import AppError
+from app.core.services import services
 
 router = make_router(include_in_schema=False)
 WINDOW = dt.timedelta(hours=1)
@@ -76,7 +77,7 @@ class RequestTimer:
 
 
 def allowed(request: Request) -> bool:
-    settings = request.app.state.settings
+    settings = services(request).settings
     token = settings.metrics_token
     sent = request.headers.get("authorization", "")
     if token and hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
@@ -106,8 +107,8 @@ class DatabaseCollector:
     """The queue as the database shows it, read once per scrape."""
 
     def __init__(self, request: Request) -> None:
-        self.session_factory = request.app.state.session_factory
-        self.settings = request.app.state.settings
+        self.session_factory = services(request).session_factory
+        self.settings = services(request).settings
 
     def collect(self) -> Iterator[Metric]:
         from app.submissions import states
@@ -139,8 +140,8 @@ class DatabaseCollector:
         yield graded
         deferred = GaugeMetricFamily("mkc_submissions_deferred", "Queued submissions held back, by reason "
                                      "(compile_budget, compile_cooldown)", labels=["reason"])
-        for reason, n in waiting:
-            deferred.add_metric([reason], n)
+        for reason, n in waiting:  # never None: the query keeps only rows with a reason
+            deferred.add_metric([str(reason)], n)
         yield deferred
         phases = {
             "wait": [(r.claimed_at - r.created_at).total_seconds() for r in recent if r.claimed_at and r.created_at],

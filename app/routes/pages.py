@@ -17,17 +17,21 @@ from starlette.concurrency import run_in_threadpool
 from app.accounts.auth import SESSION_COOKIE
 from app.core.bodies import make_router
 from app.core.page_cache import STRIP_MARKER, CachedPage, page_response
+from app.core.services import services
 from app.i18n import gettext_for
-from app.lessons.catalog import Lesson
+from app.lessons.catalog import Catalog, Lesson
 from app.lessons.check import check_course
+from app.lessons.exercises import ExerciseInfoCache
 from app.lessons.guide import guide_html
+from app.lessons.measured import ResultsStore
 from app.lessons.preview import preview_auth, show_drafts
 from app.lessons.prose import structure
 from app.lessons.said import in_language
 from app.progress.learner import LearnerState, visitor_state
 from app.progress.page_state import ReaderView, repeat_view, signed_in_view
-from app.progress.reader_pages import reader_key, reader_pages
+from app.progress.reader_pages import reader_key
 from app.rendering.markdown import MEASURED_PATTERN, render_markdown
+from app.stats import ViewCounter
 from app.templating import STATIC_DIR, page_context
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -57,18 +61,18 @@ def _body_html(request: Request, lesson: Lesson, lang: str) -> tuple[str, list, 
         rendered = text._rendered[lang] = render_markdown(text.body, lang, _english_section_ids(lesson, text.lang))
     html = rendered.html
     if rendered.measured:
-        results = request.app.state.results
+        results = services(request).get(ResultsStore)
         html = MEASURED_PATTERN.sub(lambda m: results.html(m.group(1), lang), html)
     return html, rendered.headings, text.lang, fallback
 
 
 def _strip(request: Request, lang: str, learner: LearnerState, lesson_slugs: list[str]) -> bytes:
     def build() -> str:
-        context = page_context(lang, "/", request.app.state.settings.site_name)
+        context = page_context(lang, "/", services(request).settings.site_name)
         context.update(learner=learner, lesson_slugs=lesson_slugs)
-        return request.app.state.templates.get_template("partials/strip.html").render(context)
+        return services(request).templates.get_template("partials/strip.html").render(context)
 
-    return request.app.state.page_cache.strip((lang, learner, tuple(lesson_slugs)), build)
+    return services(request).page_cache.strip((lang, learner, tuple(lesson_slugs)), build)
 
 
 def _respond(request: Request, page: CachedPage, strip: bytes) -> Response:
@@ -79,7 +83,7 @@ async def _reader_view(request: Request, *args) -> ReaderView | None:
     """The signed-in reader's view, or None. Visitors (no session cookie) skip the thread hop."""
     if SESSION_COOKIE not in request.cookies:
         return None
-    if request.app.state.engine.dialect.name == "sqlite":
+    if services(request).engine.dialect.name == "sqlite":
         # A repeat view is one read of an in-process database: cheaper on the loop than the
         # thread hand-off (measured with wrk + py-spy). Other databases wait
         # on the network, so they always go through the threadpool.
@@ -98,7 +102,7 @@ def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slu
         before, _, after = build(view.context).partition(STRIP_MARKER)
         page = CachedPage((), before.encode(), after.encode())
     else:
-        page = reader_pages(request.app.state).page((key, reader), deps, lambda: build(view.context))
+        page = services(request).reader_pages.page((key, reader), deps, lambda: build(view.context))
     response = _respond(request, page, _strip(request, lang, view.learner, slugs))
     response.headers["Cache-Control"] = "private, no-store"
     return response
@@ -111,8 +115,8 @@ async def language_root(lang: str):
 
 @router.api_route("/{lang:lang}/", methods=["GET", "HEAD"])
 async def course_index(lang: str, request: Request):
-    state = request.app.state
-    snapshot = state.catalog.snapshot()
+    shared = services(request)
+    snapshot = shared.get(Catalog).snapshot()
     drafts = await show_drafts(request, snapshot)  # instructors and admins only
     lessons = snapshot.visible(drafts)
     slugs = [lesson.slug for lesson in lessons]
@@ -124,16 +128,16 @@ async def course_index(lang: str, request: Request):
             text, fallback = lesson.text(lang)
             (further if lesson.meta.track == "further" else entries).append(
                 {"lesson": lesson, "title": text.title, "summary": text.summary, "fallback": fallback})
-        context = page_context(lang, "/", state.settings.site_name)
+        context = page_context(lang, "/", shared.settings.site_name)
         context.update(entries=entries, further=further, strip_html=Markup(STRIP_MARKER),
                        total_minutes=sum(entry["lesson"].minutes for entry in entries))
         context.update(reader or {})
-        return state.templates.get_template("index.html").render(context)
+        return shared.templates.get_template("index.html").render(context)
 
     view = await _reader_view(request, lang, lessons)
     if view is not None:
         return _respond_signed_in(request, lang, view, build, slugs, ("index", lang, drafts), (snapshot,))
-    page = state.page_cache.page(("index", lang, drafts), (snapshot,), build)
+    page = shared.page_cache.page(("index", lang, drafts), (snapshot,), build)
     return _respond(request, page, _strip(request, lang, visitor_state(len(lessons), lang), slugs))
 
 
@@ -141,8 +145,8 @@ async def course_index(lang: str, request: Request):
 async def lesson_page(lang: str, slug: str, request: Request):
     if len(slug) > 80 or not SLUG.match(slug):
         raise HTTPException(status_code=404)
-    state = request.app.state
-    snapshot = state.catalog.snapshot()
+    shared = services(request)
+    snapshot = shared.get(Catalog).snapshot()
     lesson = snapshot.get(slug)
     if lesson is None:
         raise HTTPException(status_code=404)
@@ -150,8 +154,8 @@ async def lesson_page(lang: str, slug: str, request: Request):
     lessons = snapshot.visible(drafts)
     if lesson not in lessons:
         raise HTTPException(status_code=404)
-    exercise = state.exercises.get(lesson.meta.exercise) if lesson.meta.exercise else None
-    deps = (snapshot, state.results.version, exercise)
+    exercise = shared.get(ExerciseInfoCache).get(lesson.meta.exercise) if lesson.meta.exercise else None
+    deps = (snapshot, shared.get(ResultsStore).version, exercise)
 
     def build(reader: dict | None = None) -> str:
         position = lessons.index(lesson)
@@ -162,22 +166,22 @@ async def lesson_page(lang: str, slug: str, request: Request):
             if 0 <= index < len(lessons):
                 other = lessons[index]
                 neighbours[key] = {"lesson": other, "title": other.text(lang)[0].title}
-        context = page_context(lang, f"/lessons/{lesson.slug}", state.settings.site_name)
+        context = page_context(lang, f"/lessons/{lesson.slug}", shared.settings.site_name)
         context.update(
             lesson=lesson, text=text, body=body, headings=headings, content_lang=content_lang,
             fallback=fallback, total=len(lessons), neighbours=neighbours, strip_html=Markup(STRIP_MARKER),
-            exercise_id=lesson.meta.exercise, exercise=exercise, report_url=state.settings.report_url,
+            exercise_id=lesson.meta.exercise, exercise=exercise, report_url=shared.settings.report_url,
         )
         context.update(reader or {})
-        return state.templates.get_template("lesson.html").render(context)
+        return shared.templates.get_template("lesson.html").render(context)
 
     view = await _reader_view(request, lang, lessons, lesson)
     if view is not None:
-        state.views.hit(lesson.slug, lang)
+        shared.get(ViewCounter).hit(lesson.slug, lang)
         return _respond_signed_in(request, lang, view, build, [item.slug for item in lessons],
                                   ("lesson", lang, slug, drafts), deps)
-    page = state.page_cache.page(("lesson", lang, slug, drafts), deps, build)
-    state.views.hit(lesson.slug, lang)
+    page = shared.page_cache.page(("lesson", lang, slug, drafts), deps, build)
+    shared.get(ViewCounter).hit(lesson.slug, lang)
     return _respond(request, page, _strip(request, lang, visitor_state(len(lessons), lang), [item.slug for item in lessons]))
 
 
@@ -188,9 +192,9 @@ async def authoring(lang: str, request: Request):
     auth = await run_in_threadpool(preview_auth, request)
     if auth is None:
         raise HTTPException(status_code=404)
-    state = request.app.state
-    snapshot = state.catalog.snapshot()
-    root = state.settings.lessons_dir.parent
+    shared = services(request)
+    snapshot = shared.get(Catalog).snapshot()
+    root = shared.settings.lessons_dir.parent
     entries = []
     for lesson in snapshot.lessons:
         text, fallback = lesson.text(lang)
@@ -206,14 +210,14 @@ async def authoring(lang: str, request: Request):
             return str(path)
 
     # the same list as `lessons check` (its errors are errors here too), without the NVRTC compile
-    report = await run_in_threadpool(check_course, state.settings.lessons_dir, STATIC_DIR, state.settings.kernels_dir,
+    report = await run_in_threadpool(check_course, shared.settings.lessons_dir, STATIC_DIR, shared.settings.kernels_dir,
                                      compile_cuda=False)
     gettext = gettext_for(lang)
     problems = [{"where": f"{shown(p.file)}:{p.line}", "severity": p.severity, "message": in_language(p.message, gettext)}
                 for p in report.problems]
-    context = page_context(lang, "/authoring", state.settings.site_name)
-    guide = await run_in_threadpool(guide_html, state.settings.lessons_dir, lang)
+    context = page_context(lang, "/authoring", shared.settings.site_name)
+    guide = await run_in_threadpool(guide_html, shared.settings.lessons_dir, lang)
     context.update(user=auth.user, csrf_token=auth.csrf_token, entries=entries, problems=problems,
                    guide=Markup(guide) if guide else None)
-    html = state.templates.get_template("authoring.html").render(context)
+    html = shared.templates.get_template("authoring.html").render(context)
     return HTMLResponse(html, headers={"Cache-Control": "private, no-store"})

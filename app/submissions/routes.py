@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Depends, Request
+from fastapi import Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import Auth
-from app.accounts.deps import csrf_protect, db_session, require_auth
+from app.accounts.deps import AuthDep, SessionDep, WriterDep
 from app.accounts.roles import Permission, can
 from app.core.bodies import make_router
 from app.core.clock import utcnow
 from app.core.ids import RowId
+from app.core.languages import api_lang
 from app.core.openapi import EventStreamResponse
-from app.i18n.requests import api_lang
+from app.core.services import services
 from app.submissions import events, intake, queue
 from app.submissions.gpu_budget import GpuWait, waiting_row
 from app.submissions.intake import MAX_BODY_BYTES
@@ -32,19 +33,13 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody}
                                                     for code in (400, 401, 403, 404, 413, 415, 422, 429)}
 
 
-async def signed_in_with_csrf(request: Request, auth: Auth = Depends(require_auth)) -> Auth:
-    """Signed out is 401 first; then cookie callers must carry the CSRF token."""
-    await csrf_protect(request, auth)
-    return auth
-
-
 def _gpu_wait(request: Request, db: Session, row: Submission) -> GpuWait | None:
     """Why a queued row is not taken yet when its learner used their hourly GPU time."""
-    return waiting_row(db, row, request.app.state.settings.gpu_budget_seconds, utcnow())
+    return waiting_row(db, row, services(request).settings.gpu_budget_seconds, utcnow())
 
 
 def _limits(request: Request) -> intake.Limits:
-    s = request.app.state.settings
+    s = services(request).settings
     return intake.Limits(s.submission_max_in_flight, s.submission_per_hour, s.submission_per_day)
 
 
@@ -53,8 +48,7 @@ def _limits(request: Request) -> intake.Limits:
              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
                  "schema": SubmissionRequest.model_json_schema(ref_template="#/components/schemas/{model}"),
                  "example": SubmissionRequest.model_json_schema()["examples"][0]}}}})
-async def create_submission(exercise_id: str, request: Request, auth: Auth = Depends(signed_in_with_csrf),
-                            db: Session = Depends(db_session)) -> JSONResponse:
+async def create_submission(exercise_id: str, request: Request, auth: WriterDep, db: SessionDep) -> JSONResponse:
     """Store a kernel for grading and answer at once (202) with its id.
 
     The row is stored before anything else happens; a dispatcher grades it later. Oversized
@@ -67,7 +61,7 @@ async def create_submission(exercise_id: str, request: Request, auth: Auth = Dep
     if len(exercise_id) > 64 or not await run_in_threadpool(intake.exercise_exists, exercise_id):
         raise SubmissionError("unknown_exercise", {"exercise": exercise_id[:64]}, status=404)
 
-    submissions: SubmissionsRuntime = request.app.state.submissions
+    submissions: SubmissionsRuntime = services(request).get(SubmissionsRuntime)
 
     def store() -> tuple[Submission, int | None, GpuWait | None]:
         row = intake.store(db, auth.user, exercise_id, body, _limits(request), enqueue=submissions.enqueue)
@@ -96,8 +90,7 @@ def _load_visible(request: Request, auth: Auth, sub_id: RowId, db: Session) -> t
 
 
 @router.get("/submissions/{sub_id}", response_model=SubmissionView, responses=ERROR_RESPONSES)
-async def get_submission(sub_id: RowId, request: Request, auth: Auth = Depends(require_auth),
-                         db: Session = Depends(db_session)) -> JSONResponse:
+async def get_submission(sub_id: RowId, request: Request, auth: AuthDep, db: SessionDep) -> JSONResponse:
     """State (with queue position while queued) and, once graded, the engine's Result as is.
 
     Only the author and graders/admins can see a submission (others get 404)."""
@@ -106,8 +99,7 @@ async def get_submission(sub_id: RowId, request: Request, auth: Auth = Depends(r
 
 
 @router.post("/submissions/{sub_id}/cancel", response_model=SubmissionView, responses=ERROR_RESPONSES)
-async def cancel_submission(sub_id: RowId, request: Request, auth: Auth = Depends(signed_in_with_csrf),
-                            db: Session = Depends(db_session)) -> JSONResponse:
+async def cancel_submission(sub_id: RowId, request: Request, auth: WriterDep, db: SessionDep) -> JSONResponse:
     """Take back your own submission while it waits (queued or awaiting_gpu): it becomes
     ``cancelled``, final with no verdict. One that is being graded or finished is refused (409)."""
     def run() -> dict[str, Any]:
@@ -123,20 +115,19 @@ async def cancel_submission(sub_id: RowId, request: Request, auth: Auth = Depend
         return view
 
     view = await run_in_threadpool(run)
-    submissions: SubmissionsRuntime = request.app.state.submissions
+    submissions: SubmissionsRuntime = services(request).get(SubmissionsRuntime)
     submissions.hub.notify(sub_id)  # an open event stream shows it cancelled and ends
     return JSONResponse(view, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/submissions/{sub_id}/events", response_class=EventStreamResponse, responses=ERROR_RESPONSES)
-async def submission_events(sub_id: RowId, request: Request, auth: Auth = Depends(require_auth),
-                            db: Session = Depends(db_session)) -> StreamingResponse:
+async def submission_events(sub_id: RowId, request: Request, auth: AuthDep, db: SessionDep) -> StreamingResponse:
     """Server-sent events: ``event: state`` with the submission's JSON at every change
     (queued with position -> compiling -> checking -> timing -> done, or awaiting_gpu). The
     stream ends at done/awaiting_gpu; poll ``GET /api/submissions/{id}`` as a fallback."""
     await run_in_threadpool(_load_visible, request, auth, sub_id, db)  # 404 before streaming
     await run_in_threadpool(db.close)  # a stream may last minutes: hold no connection meanwhile
-    factory: sessionmaker[Session] = request.app.state.session_factory
+    factory: sessionmaker[Session] = services(request).session_factory
 
     def load() -> tuple[dict[str, Any], Submission]:
         with factory() as own:
@@ -150,15 +141,14 @@ async def submission_events(sub_id: RowId, request: Request, auth: Auth = Depend
         view.pop("source", None)  # the stream repeats; the code is in GET already
         return view
 
-    submissions: SubmissionsRuntime = request.app.state.submissions
+    submissions: SubmissionsRuntime = services(request).get(SubmissionsRuntime)
     return StreamingResponse(events.stream(sub_id, submissions.hub, read, request.is_disconnected),
                              media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 @router.get("/exercises/{exercise_id}/submissions", response_model=SubmissionList, responses=ERROR_RESPONSES)
-async def list_submissions(exercise_id: str, request: Request, auth: Auth = Depends(require_auth),
-                           db: Session = Depends(db_session)) -> JSONResponse:
+async def list_submissions(exercise_id: str, request: Request, auth: AuthDep, db: SessionDep) -> JSONResponse:
     """Your 50 latest submissions for one exercise, newest first (no code, no result: GET one for that)."""
     from sqlalchemy import select
 

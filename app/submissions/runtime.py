@@ -16,6 +16,8 @@ from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.core.config import Settings
+from app.core.services import app_services
+from app.lessons.catalog import Catalog
 from app.submissions.dispatcher import CompileFirst, DispatcherConfig, Grade
 from app.submissions.events import ChangeHub
 from app.submissions.models import Submission
@@ -49,25 +51,24 @@ def dispatcher_config(settings: Settings, gpu_index: int | None = None) -> Dispa
 def install(app: FastAPI) -> None:
     from app.submissions.routes import router
 
-    app.state.submissions = SubmissionsRuntime()
-    app.include_router(router)
+    app.include_router(router)  # its runtime (SubmissionsRuntime) is one of the services create_app builds
 
 
 def lesson_slugs_of(app: FastAPI) -> Callable[[], frozenset[str]]:
     def slugs() -> frozenset[str]:
-        state = app.state
-        return frozenset(lesson.slug for lesson in state.catalog.snapshot().visible(state.settings.show_drafts))
+        shared = app_services(app)
+        return frozenset(lesson.slug for lesson in shared.get(Catalog).snapshot().visible(shared.settings.show_drafts))
     return slugs
 
 
 def start(app: FastAPI) -> None:
-    settings: Settings = app.state.settings
-    runtime: SubmissionsRuntime = app.state.submissions
+    shared = app_services(app)
+    settings, runtime = shared.settings, shared.get(SubmissionsRuntime)
     if settings.queue == "procrastinate":  # GPU workers (`python -m app worker`) grade; no dispatcher here
         return  # (the app's factory gave runtime.enqueue app.cluster's Enqueuer: cluster builds on this package)
     if not settings.dispatcher_enabled or runtime.dispatcher is not None:
         return
-    runtime.dispatcher = one_box(app.state.session_factory, settings, dispatcher_config(settings),
+    runtime.dispatcher = one_box(shared.session_factory, settings, dispatcher_config(settings),
                                  lesson_slugs=lesson_slugs_of(app), notify=runtime.hub.notify)
     runtime.dispatcher.start()
 
@@ -84,7 +85,7 @@ def one_box(session_factory: sessionmaker[Session], settings: Settings, config: 
 
 
 def stop(app: FastAPI, timeout: float = 10.0) -> None:
-    runtime: SubmissionsRuntime = app.state.submissions
+    runtime = app_services(app).get(SubmissionsRuntime)
     if runtime.dispatcher is not None:
         if not runtime.dispatcher.stop(timeout):
             log.warning("dispatcher still grading at shutdown; its job is reclaimed after the lease")

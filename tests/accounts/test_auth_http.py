@@ -6,8 +6,9 @@ import datetime as dt
 import pytest
 from sqlalchemy import select, update
 
-from app.accounts.auth import SESSION_COOKIE, digest
+from app.accounts.auth import SESSION_COOKIE, AccountsConfig, digest
 from app.accounts.models import AuthSession, User
+from app.core.services import app_services
 from app.progress.models import Event
 
 from .conftest import PASSWORD, form_token, page_csrf, signin, signup
@@ -22,7 +23,7 @@ def test_signup_signs_in_with_a_safe_cookie(new_client, app):
     assert "Max-Age=" in cookie
     page = client.get("/en/")
     assert 'data-signed-in="kim"' in page.text and "/en/profile" in page.text
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         user = db.scalar(select(User))
         assert user.tz == "Asia/Seoul" and user.role == "learner"
         assert user.password_hash.startswith("$argon2id$") and PASSWORD not in user.password_hash
@@ -72,7 +73,7 @@ def test_unicode_usernames_are_welcome_and_unique_without_case(new_client, app):
     assert signup(new_client(), "Müller").status_code == 303
     taken = signup(new_client(), "MÜLLER")
     assert taken.status_code == 409 and "That username is taken" in taken.text
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert sorted(u.username for u in db.scalars(select(User))) == ["Müller", "김민지"]
 
 
@@ -98,7 +99,7 @@ def test_signout_ends_the_session_on_the_server(user_client, app):
     csrf = page_csrf(user_client)
     response = user_client.post("/signout", data={"csrf_token": csrf, "next": "/en/"}, follow_redirects=False)
     assert response.status_code == 303
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert db.scalar(select(AuthSession).where(AuthSession.token_hash == digest(cookie))) is None
     user_client.cookies.set(SESSION_COOKIE, cookie)  # a stolen copy of the old cookie is worthless
     assert "data-signed-in" not in user_client.get("/en/").text
@@ -115,33 +116,33 @@ def test_sign_out_everywhere(new_client):
 
 
 def test_expired_session_is_signed_out_and_removed(user_client, app):
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         db.execute(update(AuthSession).values(expires_at=dt.datetime(2020, 1, 1)))
         db.commit()
     assert "data-signed-in" not in user_client.get("/en/").text
     assert user_client.get("/api/me").status_code == 401
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert db.scalar(select(AuthSession)) is None
 
 
 def test_an_expired_session_is_refused_by_the_api_with_no_page_view_first(user_client, app):
     """The API judges expiry itself: no page view has run (and deleted the row) before these calls."""
     csrf = page_csrf(user_client)
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         db.execute(update(AuthSession).values(expires_at=dt.datetime(2020, 1, 1)))
         db.commit()
     done = user_client.post("/api/progress/lessons/naive-vs-tiled-gemm/complete", json={}, headers={"X-CSRF-Token": csrf})
     # refused; the expired session's CSRF token is no longer anyone's, so the CSRF check may answer first
     assert done.status_code in (401, 403) and done.json()["error"] in ("auth_required", "csrf"), done.text
     assert user_client.get("/api/me").status_code == 401
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert db.scalar(select(AuthSession)) is None
         assert db.scalar(select(Event).where(Event.kind == "lesson_completed")) is None
     assert "data-signed-in" not in user_client.get("/en/").text
 
 
 def test_a_session_expiring_in_a_minute_still_works(user_client, app):
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         db.execute(update(AuthSession).values(expires_at=dt.datetime.now(dt.UTC).replace(tzinfo=None)
                                               + dt.timedelta(minutes=1)))
         db.commit()
@@ -150,10 +151,10 @@ def test_a_session_expiring_in_a_minute_still_works(user_client, app):
 
 
 def test_session_lifetime_comes_from_config(new_client, app):
-    app.state.accounts.session_ttl = dt.timedelta(hours=2)
+    app_services(app).get(AccountsConfig).session_ttl = dt.timedelta(hours=2)
     client = new_client()
     assert "Max-Age=7200" in signup(client, "kim").headers["set-cookie"]
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         row = db.scalar(select(AuthSession))
         assert dt.timedelta(hours=1, minutes=59) < row.expires_at - row.created_at <= dt.timedelta(hours=2)
 
@@ -194,7 +195,7 @@ def test_cross_origin_post_is_refused_even_with_a_token(user_client):
 def test_signin_is_rate_limited_per_ip_and_username(new_client, app):
     signup(new_client(), "kim")
     client = new_client()
-    limit = app.state.accounts.signin_per_user.limit
+    limit = app_services(app).get(AccountsConfig).signin_per_user.limit
     for _ in range(limit):
         assert signin(client, "kim", "wrong password!!").status_code == 400
     blocked = signin(client, "kim", PASSWORD)  # even the right password waits
@@ -203,7 +204,7 @@ def test_signin_is_rate_limited_per_ip_and_username(new_client, app):
 
 
 def test_signup_is_rate_limited_per_ip(new_client, app):
-    limit = app.state.accounts.signup_per_ip.limit
+    limit = app_services(app).get(AccountsConfig).signup_per_ip.limit
     client = new_client()
     for i in range(limit):
         signup(client, f"user{i}", password="short")
@@ -216,7 +217,7 @@ def test_sliding_window_forgets_old_attempts(new_client, app):
 
     new_client()  # the app starts: its database is migrated
     rate = ratelimit.Rate(2, 10)
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         take = lambda now: ratelimit.take(db, [("test", "k", rate)], now=now)  # noqa: E731
         assert take(0.0).allowed and take(1.0).allowed
         assert take(5.0).wait == 5  # the first slot frees at 10
@@ -234,7 +235,7 @@ def test_pruning_forgets_only_free_slots(new_client, app):
 
     new_client()
     rate = ratelimit.Rate(2, 10)
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert ratelimit.take(db, [("test", "a", rate)], now=0.0).allowed  # slot taken until 10
         assert ratelimit.take(db, [("test", "b", ratelimit.Rate(3, 100))], now=0.0).allowed  # until 100
         db.commit()
@@ -281,7 +282,7 @@ def test_limits_and_session_lifetime_from_the_environment(monkeypatch):
 
 def test_signing_out_of_an_expired_session_just_leaves(user_client, app):
     csrf = page_csrf(user_client)
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         db.execute(update(AuthSession).values(expires_at=dt.datetime(2020, 1, 1)))
         db.commit()
     response = user_client.post("/signout", data={"csrf_token": csrf, "next": "/ko/"}, follow_redirects=False)

@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import event, func, select, update
 
 from app.accounts.models import AuthSession, User
+from app.core.services import app_services
 from app.progress.models import Event
 
 from .conftest import LESSON, page_csrf, signup
@@ -68,7 +69,7 @@ class StatementCounter:
 
 
 def engine_of(app):
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         return db.get_bind()
 
 
@@ -87,7 +88,7 @@ def test_repeated_views_store_lesson_opened_once_per_language(user_client, app):
     for _ in range(5):
         assert user_client.get(f"/en/lessons/{LESSON}").status_code == 200
         assert user_client.get(f"/ko/lessons/{LESSON}").status_code == 200
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         rows = db.execute(select(Event.lang, func.count()).where(Event.kind == "lesson_opened")
                           .group_by(Event.lang)).all()
     assert sorted(rows) == [("en", 1), ("ko", 1)]
@@ -113,7 +114,7 @@ def test_xp_written_elsewhere_shows_at_once(user_client, app):
     path = f"/en/lessons/{LESSON}"
     for _ in range(3):
         assert strip_xp(user_client.get(path).text) == 0
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         user = db.scalar(select(User))
         xp.adjust(db, user, 40, "test", "test:1")
         db.commit()
@@ -129,7 +130,7 @@ def test_reset_shows_at_once(user_client, app):
     user_client.post("/en/profile/reset", data={"csrf_token": token, "confirm": "yes"})
     page = user_client.get(path).text
     assert strip_xp(page) == 0 and 'data-completed=""' in page
-    with app.state.session_factory() as db:  # a new epoch: 'lesson opened' is stored again for it
+    with app_services(app).session_factory() as db:  # a new epoch: 'lesson opened' is stored again for it
         epochs = db.scalars(select(Event.epoch).where(Event.kind == "lesson_opened")).all()
     assert sorted(set(epochs)) == [0, 1]
 
@@ -140,7 +141,7 @@ def test_achievement_earned_elsewhere_is_announced_on_the_next_view(user_client,
     path = f"/ko/lessons/{LESSON}"
     for _ in range(3):
         assert 'class="announce__item"' not in user_client.get(path).text
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         record_comment_posted(db, db.scalar(select(User)), 1)
         db.commit()
     assert 'class="announce__item"' in user_client.get(path).text
@@ -157,7 +158,7 @@ def test_signed_out_and_revoked_sessions_are_refused_on_the_next_view(new_client
         for _ in range(3):
             assert "data-signed-in" in client.get(path).text
     # "sign out everywhere" deletes every session row: both browsers are visitors at once
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         db.execute(AuthSession.__table__.delete())
         db.commit()
     assert "data-signed-in" not in phone.get(path).text
@@ -168,11 +169,11 @@ def test_an_expired_session_is_refused_and_removed(user_client, app):
     path = f"/en/lessons/{LESSON}"
     for _ in range(3):
         assert "data-signed-in" in user_client.get(path).text
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         db.execute(update(AuthSession).values(expires_at=dt.datetime(2021, 1, 1)))
         db.commit()
     assert "data-signed-in" not in user_client.get(path).text
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert db.scalar(select(func.count()).select_from(AuthSession)) == 0
 
 
@@ -180,7 +181,7 @@ def test_a_role_change_shows_in_the_header_at_once(user_client, app):
     path = f"/en/lessons/{LESSON}"
     for _ in range(3):
         assert "data-graders-link" not in user_client.get(path).text
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         db.scalar(select(User)).role = "grader"
         db.commit()
     assert "data-graders-link" in user_client.get(path).text

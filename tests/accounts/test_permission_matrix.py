@@ -19,6 +19,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from app.accounts.deps import require_auth, require_permission
+from app.core.services import app_services
 from app.factory import create_app
 from tests.conftest import make_settings
 from tests.submissions.conftest import add_user
@@ -226,7 +227,7 @@ def someone_elses_class(callers):
 
     client, _ = callers
     add_user(client.app, "kim", "instructor")
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         row = roster.create_class(db, find_user(db, "kim"), "Kim's class")
         db.commit()
         return str(row.id)

@@ -7,6 +7,8 @@ import datetime as dt
 from sqlalchemy import func, select
 
 from app.accounts.models import ApiToken, AuthSession, User
+from app.core.services import app_services
+from app.lessons.catalog import Catalog
 from app.progress.models import Event, UserAchievement, XpEntry
 
 from .conftest import CSRF_FIELD, LESSON, page_csrf, signup
@@ -29,7 +31,7 @@ def complete(client, slug, lang="en"):
 
 
 def lesson_xp(app, slug):
-    return app.state.catalog.snapshot().get(slug).meta.xp
+    return app_services(app).get(Catalog).snapshot().get(slug).meta.xp
 
 
 def test_merge_is_a_union_and_pays_once(user_client, app):
@@ -51,7 +53,7 @@ def test_merge_keeps_the_earliest_completion_time(user_client, app):
     assert later["lessons"][FIRST] == "2026-11-01T10:00:00Z" and later["merged"] == []
     date_only = merge(user_client, {"completed": {FIRST: "2026-10-30"}})  # older browsers stored dates
     assert date_only["lessons"][FIRST] == "2026-10-30T00:00:00Z"
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert db.scalar(select(func.count()).select_from(XpEntry)) == 1
 
 
@@ -93,7 +95,7 @@ def test_opening_a_lesson_is_an_event_once_a_day(user_client, app):
     for _ in range(3):
         user_client.get(f"/en/lessons/{LESSON}")
     user_client.get(f"/ko/lessons/{LESSON}")
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         rows = db.execute(select(Event.kind, Event.lang).where(Event.kind == "lesson_opened")).all()
     assert sorted(rows) == [("lesson_opened", "en"), ("lesson_opened", "ko")]
 
@@ -105,7 +107,7 @@ def test_new_achievements_are_announced_once(user_client, app):
     # earned elsewhere (e.g. by the grader) -> announced on the next page, then not again
     from app.progress.social import record_comment_posted
 
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         user = db.scalar(select(User))
         record_comment_posted(db, user, 1)
         db.commit()
@@ -131,7 +133,7 @@ def test_timezone_setting(user_client, app):
     token = CSRF_FIELD.search(page).group(1)
     assert user_client.post("/en/profile/timezone", data={"csrf_token": token, "tz": "Mars/Olympus"}).status_code == 400
     user_client.post("/en/profile/timezone", data={"csrf_token": token, "tz": "Asia/Seoul"})
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert db.scalar(select(User.tz)) == "Asia/Seoul"
 
 
@@ -145,7 +147,7 @@ def test_reset_needs_confirmation_and_voids(user_client, app):
     user_client.post("/en/profile/reset", data={"csrf_token": token, "confirm": "yes"})
     me = user_client.get("/api/me").json()
     assert me["strip"]["xp"] == 0 and me["lessons"] == {} and me["achievements"] == []
-    with app.state.session_factory() as db:  # kept for audit
+    with app_services(app).session_factory() as db:  # kept for audit
         assert db.scalar(select(func.count()).select_from(XpEntry).where(XpEntry.voided.is_(True))) == 1
         assert db.scalar(select(func.count()).select_from(UserAchievement)) == 1
     assert complete(user_client, FIRST)["strip"]["xp"] == lesson_xp(app, FIRST)  # can be earned again
@@ -164,7 +166,7 @@ def test_delete_account_removes_personal_data(user_client, new_client, app):
     done = user_client.post("/en/profile/delete", data={"csrf_token": token, "password": "correct horse battery",
                                                         "contributions": "keep"}, follow_redirects=False)
     assert done.status_code == 303
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert [u.username for u in db.scalars(select(User))] == ["lee"]
         lee = db.scalar(select(User.id))
         for model in (AuthSession, ApiToken, Event, XpEntry, UserAchievement):
@@ -177,7 +179,7 @@ def test_profile_lists_the_learners_own_submissions(user_client, new_client, app
 
     other = new_client()
     signup(other, "lee")
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         kim, lee = (db.scalar(select(User.id).where(User.username == n)) for n in ("kim", "lee"))
         db.add_all([Submission(user_id=kim, exercise_id="gemm", source="//", state="done", verdict="WRONG_ANSWER"),
                     Submission(user_id=kim, exercise_id="transpose", source="//", state="queued"),

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from app.accounts.models import ApiToken, User
 from app.core.config import PROJECT_ROOT
+from app.core.services import app_services
 
 from .conftest import CSRF_FIELD, page_csrf, set_role, signup
 
@@ -54,14 +55,14 @@ def test_admin_changes_roles_on_the_page(new_client, app):
     set_role(app, "boss", "admin")
     page = admin.get("/ko/admin/users")
     assert page.status_code == 200 and "사용자와 역할" in page.text and 'data-user-row="lee"' in page.text
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         lee_id = db.scalar(select(User.id).where(User.username == "lee"))
     token = CSRF_FIELD.search(page.text).group(1)
     response = admin.post(f"/ko/admin/users/{lee_id}/role", data={"csrf_token": token, "role": "instructor"},
                           follow_redirects=False)
     assert response.status_code == 303
     assert admin.post(f"/ko/admin/users/{lee_id}/role", data={"csrf_token": token, "role": "emperor"}).status_code == 400
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert db.scalar(select(User.role).where(User.username == "lee")) == "instructor"
 
 
@@ -88,7 +89,7 @@ def test_api_token_lifecycle(user_client, new_client, app):
     # shown once: the profile does not show it again, and the database holds only a hash
     profile = user_client.get("/en/profile").text
     assert token not in profile and 'data-token-row="script"' in profile
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         row = db.scalar(select(ApiToken))
         assert row.token_hash != token and token not in (row.prefix * 3)
 
@@ -103,7 +104,7 @@ def test_api_token_lifecycle(user_client, new_client, app):
     set_role(app, "kim", "grader")
     assert script.get("/api/users/kim/progress", headers=headers).status_code == 200
 
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         token_id = db.scalar(select(ApiToken.id))
     page = user_client.get("/en/profile").text
     user_client.post(f"/en/profile/tokens/{token_id}/revoke", data={"csrf_token": CSRF_FIELD.search(page).group(1)})
@@ -122,7 +123,7 @@ def test_token_cannot_be_revoked_by_someone_else(new_client, user_client, app):
     _create_token(user_client)
     other = new_client()
     signup(other, "lee")
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         token_id = db.scalar(select(ApiToken.id))
     page = other.get("/en/profile").text
     response = other.post(f"/en/profile/tokens/{token_id}/revoke", data={"csrf_token": CSRF_FIELD.search(page).group(1)})

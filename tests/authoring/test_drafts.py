@@ -7,6 +7,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from app.core.services import app_services
 from app.factory import create_app
 
 PASSWORD = "correct horse battery"
@@ -42,7 +43,7 @@ def browser(app):
         if role:
             from app.accounts.users import find_user
 
-            with app.state.session_factory() as db:
+            with app_services(app).session_factory() as db:
                 find_user(db, username).role = role
                 db.commit()
         return client

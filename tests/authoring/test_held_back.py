@@ -9,6 +9,7 @@ import pytest
 from markupsafe import escape
 
 from app.core.config import PROJECT_ROOT
+from app.core.services import app_services
 from app.lessons.check import check_course
 from app.lessons.gate import load_checked_catalog
 from app.templating import STATIC_DIR
@@ -35,7 +36,7 @@ def test_the_authoring_page_lists_what_the_check_finds(app, browser, lessons_dir
     write_lesson(lessons_dir, 3, "short-words", status="published",
                  en="---\ntitle: Short\nsummary: S.\n---\n## First section\n\nToo short.\n",
                  ko="---\ntitle: 짧음\nsummary: 요약.\n---\n## 첫 절\n\n너무 짧아요.\n")
-    report = check_course(lessons_dir, STATIC_DIR, app.state.settings.kernels_dir, compile_cuda=False)
+    report = check_course(lessons_dir, STATIC_DIR, app_services(app).settings.kernels_dir, compile_cuda=False)
     errors = [p for p in report.problems if p.severity == "error"]
     assert errors  # tiny test lessons are too short for a published lesson
     teacher = browser("teacher2", "admin")

@@ -7,7 +7,9 @@ import time
 
 from fastapi.testclient import TestClient
 
+from app.core.services import app_services
 from app.factory import create_app
+from app.lessons.catalog import Catalog
 
 INTERVAL = 0.3
 
@@ -53,5 +55,5 @@ def test_within_the_interval_the_cached_page_is_served(tmp_path, lessons_dir, wr
         touch_later(en)
         # One check per interval keeps page loads cheap: the edit waits for the next check.
         assert "Body steady." in client.get("/en/lessons/steady").text
-        client.app.state.catalog._files.expire()  # as if the interval had passed
+        app_services(client.app).get(Catalog)._files.expire()  # as if the interval had passed
         assert "Changed." in client.get("/en/lessons/steady").text

@@ -7,6 +7,7 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
+from app.core.services import app_services
 from app.factory import create_app
 
 
@@ -19,7 +20,7 @@ def scoped(settings):
 
     app = create_app(settings)
     with TestClient(app, raise_server_exceptions=False) as client:
-        with app.state.session_factory() as db:
+        with app_services(app).session_factory() as db:
             people = {n: User(username=n, username_key=n, password_hash="x", role=r)
                       for n, r in (("gina", "grader"), ("kim", "instructor"), ("lee", "learner"), ("park", "learner"))}
             db.add_all(people.values())

@@ -9,6 +9,7 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
+from app.core.services import app_services
 from app.factory import create_app
 
 # What each role inside a class may do (app/classes/permissions.py must say the same).
@@ -63,7 +64,7 @@ def term(tmp_path_factory):
     app = create_app(make_settings(tmp_path_factory.mktemp("classes-http")))
     with TestClient(app, raise_server_exceptions=False) as client:
         tokens = {}
-        with app.state.session_factory() as db:
+        with app_services(app).session_factory() as db:
             users = {}
             for name, (site_role, _class_role) in CALLERS.items():
                 if site_role:
@@ -177,7 +178,7 @@ def test_a_grader_assigned_to_the_class_reads_its_submissions(term):
     from app.submissions.models import Submission
 
     client, tokens, ids = term
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         from app.accounts.users import find_user
 
         db.add(Submission(user_id=find_user(db, "learner").id, exercise_id="gemm", source="// mine", state="done",
@@ -194,7 +195,7 @@ def test_hidden_board_until_due_for_learners_not_for_staff(term):
     from app.submissions.models import Submission
 
     client, tokens, ids = term
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         result = {"verdict": "PASSED", "message": {"code": "PASSED"}, "tiers": [], "gpu": {"name": "NVIDIA H100"},
                   "speedups": [{"against": "tiled", "size": {"M": 2048}, "value": 1.6, "ci_low": 1.5, "ci_high": 1.7}]}
         db.add(Submission(user_id=find_user(db, "learner").id, exercise_id="gemm", source="//", state="done",
@@ -213,7 +214,7 @@ def test_hidden_board_until_due_for_learners_not_for_staff(term):
         assert [(e["name"], e["speedup_ci_low"], e["gpu"]) for e in staff["entries"]] == [("learner", 1.5, "NVIDIA H100")]
         assert staff["entries"][0]["submission_id"] is not None
     finally:
-        with client.app.state.session_factory() as db:
+        with app_services(client.app).session_factory() as db:
             db.get(CourseClass, ids["c"]).board_hide_until_due = False
             db.commit()
         gone = _call(client, tokens, ids, "instructor_own", "DELETE", "/api/classes/{c}/assignments/" + str(made.json()["id"]),

@@ -9,6 +9,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from app.core.services import app_services
 from app.factory import create_app
 from tests.accounts.conftest import CSRF_FIELD, set_role, signup
 
@@ -71,6 +72,7 @@ def test_a_term_through_the_pages(app, browsers, lang, submit_passed):
     submit_passed("lee", "gemm", 1.7)
     book = teacher.get(f"{class_url}/gradebook").text
     assert re.search(r'data-learner="lee">.*?data-score>1/2<', book, re.S)
+    assert "data-lms" not in book  # a class made on the site has no LMS line
     csv = teacher.get(f"/api/{class_url.split('/', 2)[2]}/gradebook.csv").text
     assert csv.splitlines()[0] == "username,email,Week 1 [score],Week 1 [out of],Week 1 [late]"
     assert csv.splitlines()[1] == "lee,,1,2,no"
@@ -121,7 +123,7 @@ def submit_passed(app):
     from app.submissions.models import Submission
 
     def make(username, exercise, ci_low):
-        with app.state.session_factory() as db:
+        with app_services(app).session_factory() as db:
             user = find_user(db, username)
             result = {"verdict": "PASSED", "message": {"code": "PASSED", "params": {}}, "tiers": [],
                       "speedups": [{"against": "tiled", "size": {"M": 1024}, "value": ci_low + 0.1, "ci_low": ci_low,

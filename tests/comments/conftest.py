@@ -7,6 +7,7 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from app.core.services import app_services
 from app.factory import create_app
 from tests.scrape import first_group
 
@@ -97,7 +98,7 @@ def visitor(browser_factory) -> Browser:
 def set_role(app, username: str, role: str) -> None:
     from app.accounts.users import find_user
 
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         user = find_user(db, username)
         assert user is not None, f"no user {username!r} to make {role}"
         user.role = role

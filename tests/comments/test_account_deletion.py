@@ -7,6 +7,7 @@ import pytest
 from sqlalchemy import func, select
 
 from app.accounts.models import User
+from app.core.services import app_services
 from app.reports.models import ProblemReport
 
 from .conftest import CSRF_FIELD, LESSON, PASSWORD
@@ -20,7 +21,7 @@ def _report(browser, text: str) -> None:
 
 
 def _reports(app) -> list[tuple[str, int | None]]:
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         return [(r.what, r.reporter_id) for r in db.scalars(select(ProblemReport))]
 
 
@@ -37,7 +38,7 @@ def test_the_learner_chooses_what_becomes_of_their_comments_and_reports(app, kim
 
     unchosen = kim.client.post("/ko/profile/delete", data={"csrf_token": token, "password": PASSWORD})
     assert unchosen.status_code == 400 and "댓글과 문제 신고도 함께 지울지" in unchosen.text
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert db.scalar(select(func.count()).select_from(User).where(User.username == "kim")) == 1
 
     done = kim.client.post("/en/profile/delete", data={"csrf_token": token, "password": PASSWORD,

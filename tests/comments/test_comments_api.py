@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from app.comments.limits import CommentsConfig
+from app.core.services import app_services
 from tests.comments.conftest import LESSON, OTHER_LESSON
 
 
@@ -74,7 +76,7 @@ def test_api_token_works_without_csrf(kim, visitor):
     from app.accounts.users import find_user
 
     app = kim.client.app
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         token, _ = authn.create_api_token(db, find_user(db, "kim"), "script")
         db.commit()
     headers = {"Authorization": f"Bearer {token}"}
@@ -138,8 +140,8 @@ def test_replies_nest_to_depth_three_then_say_whom_they_answer(kim, lee, visitor
 
 
 def test_pagination_by_top_level_comment_and_focus(app, kim, lee, visitor):
-    app.state.comments.page_size = 3
-    app.state.comments.comment_rates = [(100, 60)]
+    app_services(app).get(CommentsConfig).page_size = 3
+    app_services(app).get(CommentsConfig).comment_rates = [(100, 60)]
     ids = [kim.comment(f"root {i}") for i in range(7)]
     reply = lee.comment("reply to the first", parent_id=ids[0])
     first = visitor.listing()
@@ -163,7 +165,7 @@ def test_empty_whitespace_and_too_long_are_refused_in_both_languages(app, kim):
         assert response.json()["params"] == {"fields": ["body"]}, odd
     ko = kim.post_comment("  ", lang="ko").json()["message"]
     assert ko == "내용을 입력해 주세요. 빈 댓글이나 공백만 있는 댓글은 올릴 수 없어요."
-    app.state.comments.max_length = 50
+    app_services(app).get(CommentsConfig).max_length = 50
     too_long = kim.post_comment("x" * 51, lang="en")
     assert too_long.status_code == 400
     assert too_long.json()["message"] == "A comment can have at most 50 characters (this one has 51)."
@@ -172,7 +174,7 @@ def test_empty_whitespace_and_too_long_are_refused_in_both_languages(app, kim):
 
 
 def test_rate_limit_per_user(app, kim, lee):
-    app.state.comments.comment_rates = [(3, 60)]
+    app_services(app).get(CommentsConfig).comment_rates = [(3, 60)]
     for i in range(3):
         kim.comment(f"comment {i}")
     refused = kim.post_comment("one too many", lang="ko")
@@ -207,7 +209,7 @@ def test_deleted_account_leaves_its_comments_as_deleted_account(app, kim, lee, v
 
     root = kim.comment("kim was here")
     lee.comment("reply to kim", parent_id=root)
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         delete_user(db, find_user(db, "kim"))
         db.commit()
     data = visitor.listing()

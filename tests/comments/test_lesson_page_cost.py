@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from sqlalchemy import event
 
+from app.comments.limits import CommentsConfig
+from app.core.services import app_services
 from tests.comments.conftest import LESSON
 
 
@@ -17,7 +19,7 @@ def _count_sql(app):
         if any(table in statement for table in ("comment", "notification", "auth_session", "FROM user")):
             statements.append(statement)
 
-    event.listen(app.state.engine, "before_cursor_execute", record)
+    event.listen(app_services(app).engine, "before_cursor_execute", record)
     return statements
 
 
@@ -36,12 +38,12 @@ def test_a_long_thread_lists_in_a_few_statements(app, kim, lee, visitor):
     from app.accounts.users import find_user
     from app.comments import service
 
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         users = [find_user(db, "kim"), find_user(db, "lee")]
-        app.state.comments.comment_rates = [(10_000, 60)]
+        app_services(app).get(CommentsConfig).comment_rates = [(10_000, 60)]
         parent = None
         for i in range(120):
-            comment = service.post(db, app.state.comments, users[i % 2], LESSON, "en", f"comment {i} with `code`",
+            comment = service.post(db, app_services(app).get(CommentsConfig), users[i % 2], LESSON, "en", f"comment {i} with `code`",
                                    parent.id if parent is not None and i % 3 else None)
             parent = comment
         db.commit()

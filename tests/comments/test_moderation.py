@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from app.comments.limits import CommentsConfig
+from app.core.services import app_services
 from tests.comments.conftest import LESSON
 
 
@@ -106,7 +108,7 @@ def test_helpful_mark_by_the_parent_author_once_and_event_recorded(app, kim, lee
     data = kim.listing()
     assert [c["helpful"] for c in data["comments"]] == [False, True, False]
     assert "Helpful" in data["html"]
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         lee_user, kim_user = find_user(db, "lee"), find_user(db, "kim")
         events = list(db.scalars(select(Event).where(Event.kind == "reply_marked_helpful")))
         assert [(e.user_id, e.subject) for e in events] == [(lee_user.id, str(answer))]
@@ -117,8 +119,8 @@ def test_helpful_mark_by_the_parent_author_once_and_event_recorded(app, kim, lee
 
 
 def test_comment_reports_are_rate_limited_per_user(app, kim, lee):
-    app.state.comments.comment_rates = [(100, 60)]
-    app.state.comments.comment_reports_per_hour = 2
+    app_services(app).get(CommentsConfig).comment_rates = [(100, 60)]
+    app_services(app).get(CommentsConfig).comment_reports_per_hour = 2
     ids = [kim.comment(f"c{i}") for i in range(3)]
     for comment_id in ids[:2]:
         assert lee.send("POST", f"/api/comments/{comment_id}/report", {"reason": "off topic"}).status_code == 201

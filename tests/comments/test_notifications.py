@@ -1,6 +1,7 @@
 """The bell: replies and followed threads notify others exactly once, never the actor."""
 from __future__ import annotations
 
+from app.core.services import app_services
 from tests.comments.conftest import LESSON
 
 
@@ -88,7 +89,7 @@ def test_notifying_twice_for_the_same_comment_creates_nothing_new(app, kim, lee)
 
     root = kim.comment("q")
     reply = lee.comment("a", parent_id=root)
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         comment = db.get(Comment, reply)
         assert service.comment_posted(db, comment, db.get(Comment, root)) == 0  # a retry: the key holds
         db.commit()

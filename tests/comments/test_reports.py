@@ -5,13 +5,15 @@ import re
 
 from sqlalchemy import func, select
 
+from app.comments.limits import CommentsConfig
+from app.core.services import app_services
 from tests.comments.conftest import CSRF_FIELD, LESSON
 
 
 def _count(app) -> int:
     from app.reports.models import ProblemReport
 
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         return db.scalar(select(func.count()).select_from(ProblemReport))
 
 
@@ -55,7 +57,7 @@ def test_csrf_honeypot_and_empty(app, visitor):
 
 
 def test_rate_limit_per_address(app, visitor, browser_factory):
-    app.state.comments.problem_reports = (2, 600)
+    app_services(app).get(CommentsConfig).problem_reports = (2, 600)
     _, token = _form(visitor)
     for i in range(2):
         ok = visitor.client.post(f"/en/lessons/{LESSON}/report", data={"csrf_token": token, "what": f"problem {i}"})

@@ -8,7 +8,9 @@ from html.parser import HTMLParser
 
 import pytest
 
+from app.comments.limits import CommentsConfig
 from app.comments.markup import render_comment, render_markdown, sanitise
+from app.core.services import app_services
 from tests.comments.conftest import LESSON
 from tests.comments.xss_corpus import PAYLOADS
 
@@ -89,7 +91,7 @@ def test_things_outside_the_subset_stay_text():
 
 
 def test_corpus_through_http_is_stored_and_served_inert(app, kim, visitor):
-    app.state.comments.comment_rates = [(1000, 60)]
+    app_services(app).get(CommentsConfig).comment_rates = [(1000, 60)]
     for payload in PAYLOADS:
         kim.comment(payload)
     data = visitor.listing()

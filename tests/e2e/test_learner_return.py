@@ -7,6 +7,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from app.core.services import app_services
 from tests.panel.support import LiveServer, add_user, insert_graded, passed_result, sign_in, wrong_result
 
 pytestmark = pytest.mark.e2e
@@ -33,7 +34,7 @@ def _complete_first_lesson(live, username: str) -> str:
 
     lessons = [lesson for lesson in load_catalog(PROJECT_ROOT / "lessons", STATIC_DIR, PROJECT_ROOT / "kernels").lessons
                if lesson.published]
-    with live.state.session_factory() as db:
+    with app_services(live).session_factory() as db:
         user = db.scalar(select(User).where(User.username == username))
         complete_lesson(db, user, lessons[0], "en")
         db.commit()

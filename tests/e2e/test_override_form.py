@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import update
 
+from app.core.services import app_services
 from app.submissions.models import Submission
 from tests.e2e.test_a11y import AXE
 from tests.panel.support import LiveServer, add_user, insert_graded, passed_result, sign_in
@@ -21,7 +22,7 @@ def live(tmp_path_factory):
     add_user(server.app, "gina", "grader")
     add_user(server.app, "lee")
     waiting = insert_graded(server.app, "lee", passed_result(), record=False)
-    with server.app.state.session_factory() as db:
+    with app_services(server.app).session_factory() as db:
         db.execute(update(Submission).where(Submission.id == waiting).values(state="awaiting_gpu", verdict=None))
         db.commit()
     server.ids = {"waiting": waiting, "graded": insert_graded(server.app, "lee", passed_result())}

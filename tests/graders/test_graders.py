@@ -7,6 +7,7 @@ import io
 import re
 import time
 
+from app.core.services import app_services
 from tests.panel.support import add_user, cookie_login, insert_graded, passed_result, total_xp, wrong_result
 
 
@@ -88,7 +89,7 @@ def test_override_keeps_audit_trail_and_moves_xp_through_the_ledger(app_client):
     # 'exercise_pass' deed a grading pays, once: the override flows through the event log)
     from app.accounts.models import User
     from app.progress.models import XpEntry
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         rows = list(db.scalars(select(XpEntry).where(XpEntry.source == "adjustment").order_by(XpEntry.id)))
         bob_id = db.scalar(select(User.id).where(User.username == "bob"))
         bob_pass = list(db.scalars(select(XpEntry).where(XpEntry.user_id == bob_id, XpEntry.source == "exercise_pass",
@@ -253,11 +254,11 @@ def test_rerun_requeues_and_keeps_the_old_result(app_client):
     from sqlalchemy import select
 
     from app.submissions.models import SubmissionReview
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         entry = db.scalar(select(SubmissionReview).where(SubmissionReview.submission_id == sub))
     assert entry.kind == "rerun" and '"UNAVAILABLE_NO_GPU"' in entry.result_before and entry.reason == "new GPU driver"
     insert = insert_graded(client.app, "alice", wrong_result(), record=False)
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         from app.submissions.models import Submission
         db.get(Submission, insert).state = "queued"
         db.commit()

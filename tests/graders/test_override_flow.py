@@ -6,6 +6,7 @@ import json
 from sqlalchemy import func, select
 
 from app.accounts.models import User
+from app.core.services import app_services
 from app.notifications.models import Notification
 from app.progress.models import Event, UserAchievement
 from app.submissions.models import SubmissionReview
@@ -15,13 +16,13 @@ from .test_graders import bearer, setup
 
 
 def _held(app, username):
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         uid = db.scalar(select(User.id).where(User.username == username))
         return set(db.scalars(select(UserAchievement.achievement_id).where(UserAchievement.user_id == uid)))
 
 
 def _events(app, username, kind):
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         uid = db.scalar(select(User.id).where(User.username == username))
         return list(db.scalars(select(Event).where(Event.user_id == uid, Event.kind == kind).order_by(Event.id)))
 
@@ -94,7 +95,7 @@ def test_a_repeated_override_adds_nothing(app_client):
     first = _override(client, g, sub, "WRONG_ANSWER", "hard-codes the 1024 case")
     again = _override(client, g, sub, "WRONG_ANSWER", "hard-codes the 1024 case")  # a double click
     assert again["id"] == first["id"]
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         assert db.scalar(select(func.count()).select_from(SubmissionReview)
                          .where(SubmissionReview.kind == "override")) == 1
         assert db.scalar(select(func.count()).select_from(Notification).where(Notification.kind == "verdict")) == 1

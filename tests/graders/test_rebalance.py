@@ -3,6 +3,7 @@ pass deed once, so the dispatcher rebalances the exercise after each new grading
 the real sandboxed NVRTC; only the GPU run is stubbed (tests/submissions' fake_gpu)."""
 import time
 
+from app.core.services import app_services
 from tests.panel.support import add_user, insert_graded, passed_result, total_xp
 from tests.submissions.conftest import fake_gpu, gemm_source  # noqa: F401  (fixture)
 
@@ -35,7 +36,7 @@ def test_a_pass_after_a_revoked_pass_pays_again(app_client, fake_gpu):  # noqa: 
     bob = add_user(client.app, "bob")
     insert_graded(client.app, "bob", passed_result())
     from app.submissions.reviews import rebalance_after_grading
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         from sqlalchemy import select
 
         from app.accounts.models import User

@@ -8,6 +8,8 @@ import datetime as dt
 
 from app.accounts.users import find_user
 from app.core.clock import utcnow
+from app.core.services import app_services
+from app.lessons.catalog import Catalog
 from app.progress import events as ev
 from app.progress.models import Event
 from tests.accounts.conftest import LESSON, page_csrf
@@ -24,7 +26,7 @@ def _earned(client) -> set[str]:
 
 
 def test_merged_dates_do_not_make_a_streak(user_client, app):
-    slugs = [lesson.slug for lesson in app.state.catalog.snapshot().visible(False)]
+    slugs = [lesson.slug for lesson in app_services(app).get(Catalog).snapshot().visible(False)]
     today = utcnow().date()
     for days_ago in range(1, 8):  # ever earlier: each merge adds an earlier completion
         slug = slugs[days_ago % len(slugs)]
@@ -35,7 +37,7 @@ def test_merged_dates_do_not_make_a_streak(user_client, app):
 
 
 def test_days_the_server_saw_still_make_a_streak(user_client, app):
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         user = find_user(db, "kim")
         now = utcnow()
         for days_ago in (2, 1):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
+from app.accounts.auth import AccountsConfig
 from app.accounts.users import find_user
+from app.core.services import app_services
 from app.progress import xp
 from tests.accounts.conftest import PASSWORD, form_token, page_csrf, set_role, signup
 from tests.panel.conftest import app_client  # noqa: F401  (fixture)
@@ -12,7 +14,7 @@ from tests.panel.support import add_user, insert_graded, total_xp, wrong_result
 
 
 def _xp(app, name: str) -> int:
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         return xp.total_xp(db, find_user(db, name))
 
 
@@ -52,7 +54,7 @@ def test_a_grader_cannot_override_their_own_submission(app_client):  # noqa: F81
 def test_look_alike_usernames_are_refused(new_client, app):
     from app.accounts.ratelimit import Rate
 
-    app.state.accounts.signup_per_ip = Rate(100, 3600)
+    app_services(app).get(AccountsConfig).signup_per_ip = Rate(100, 3600)
     assert signup(new_client(), "alice1").status_code == 303
     for look_alike in ("\u0430lice1", "aIice1", "ALICE1", "\u0430Iice1"):  # Cyrillic а, capital I, case, both
         answer = signup(new_client(), look_alike)

@@ -8,6 +8,7 @@ from html import unescape
 import pytest
 
 from app.core.config import PROJECT_ROOT
+from app.core.services import app_services
 from tests.panel.support import add_user, insert_graded, passed_result, wrong_result
 
 from .support import stop_compiler, with_insight
@@ -151,7 +152,7 @@ def test_profile_this_makes_a_counted_submission(app_client):
     assert row["state"] == "queued"
     from app.submissions.models import Submission
 
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         stored = db.get(Submission, new_id)
         assert stored.source == TILED and json.loads(stored.launch)["profile"] is True
     # it counts against the hourly limit like any submission (3 per hour here: 2 graded + 1 profile)

@@ -11,6 +11,7 @@ from html import unescape
 
 from sqlalchemy import select
 
+from app.core.services import app_services
 from tests.panel.support import add_user, insert_graded, passed_result, wrong_result
 
 
@@ -38,7 +39,7 @@ def setup_class(client):
     from app.accounts.models import User
     from app.graders import reviews
 
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         g = db.scalar(select(User).where(User.username == "grace"))
         reviews.override(db, g, ids[-1], "PASSED", "the checker was too strict here")
         db.commit()

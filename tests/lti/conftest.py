@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
+from app.core.services import app_services
 from tests.lti.live import bound_socket, serve, url_of
 from tests.lti.platform import CLIENT_ID, DEPLOYMENT_ID, LaunchPlan, PlatformState, make_platform
 from tests.scrape import first_group
@@ -29,7 +30,7 @@ class Lms:
     app: FastAPI
 
     def db(self):
-        return self.app.state.session_factory()
+        return app_services(self.app).session_factory()
 
     def browser(self) -> httpx.Client:
         return httpx.Client(timeout=30)
@@ -58,7 +59,7 @@ def lms(settings, db_url):
     tool_url, platform_url = url_of(tool_socket), url_of(platform_socket)
     state = PlatformState(tool_url, platform_url)
     with serve(app, tool_socket), serve(make_platform(state), platform_socket):
-        with app.state.session_factory() as db:
+        with app_services(app).session_factory() as db:
             registry.register(db, registry.PlatformForm(
                 name="Test LMS", issuer=platform_url, client_id=CLIENT_ID,
                 auth_login_url=f"{platform_url}/authorize", auth_token_url=f"{platform_url}/token",

@@ -9,6 +9,8 @@ import json
 
 from sqlalchemy import select, update
 
+from app.core.services import app_services
+from app.lessons.exercises import ExerciseInfoCache
 from tests.lti.handoff import hand_off
 from tests.lti.platform import INSTRUCTOR, LEARNER, LaunchPlan, Person
 
@@ -61,13 +63,24 @@ def override(lms, submission_id, verdict):
 def run_pass(lms):
     from app.lti import passback
 
-    return passback.run_pass(lms.app.state.session_factory, lms.app.state.exercises)
+    return passback.run_pass(app_services(lms.app).session_factory, app_services(lms.app).get(ExerciseInfoCache))
 
 
 def sent(lms):
     """Every score the LMS accepted: (line item label, LMS user, given, maximum)."""
     return [(lms.state.line_items[url]["label"], s["userId"], s["scoreGiven"], s["scoreMaximum"])
             for url, scores in lms.state.scores.items() for s in scores]
+
+
+def gradebook(lms, browser, lang):
+    """The class gradebook page of the LMS course's class, as ``browser`` sees it."""
+    from app.classes.models import CourseClass
+
+    with lms.db() as db:
+        class_id = db.scalar(select(CourseClass.id))
+    page = browser.get(f"{lms.tool}/{lang}/classes/{class_id}/gradebook")
+    assert page.status_code == 200
+    return page.text
 
 
 def test_scores_reach_the_lms_gradebook_once_per_change_in_order(lms):
@@ -86,6 +99,10 @@ def test_scores_reach_the_lms_gradebook_once_per_change_in_order(lms):
     assert item["label"] == "Week 1" and item["tag"].startswith("assignment:")
     assert sent(lms) == [("Week 1", "lms-ann", 1.0, 2.0)]
     assert run_pass(lms) == 0  # unchanged: nothing posted twice
+    # the class gradebook says, beside Ann's score, what the LMS was sent and when, in both languages
+    en, ko = gradebook(lms, teacher, "en"), gradebook(lms, teacher, "ko")
+    assert 'data-lms="sent"' in en and "LMS: sent 1/2" in en and "LMS: 1/2 보냈어요" in ko
+    assert "This class is linked to an LMS course" in en and 'href="/ko/lti/courses/' in ko
 
     # the LMS is down while Ann passes the second exercise
     lms.state.score_outage = 1
@@ -97,6 +114,9 @@ def test_scores_reach_the_lms_gradebook_once_per_change_in_order(lms):
         assert (row.score, row.sent_score, row.attempts, row.last_error) == (2.0, 1.0, 1, "http_503")
     page = teacher.get(lms.tool + course)
     assert 'data-score-state="retrying"' in page.text and "http_503" in page.text
+    en, ko = gradebook(lms, teacher, "en"), gradebook(lms, teacher, "ko")
+    assert 'data-lms="retrying"' in en and "LMS: 2/2 not taken yet; trying again at" in en
+    assert "LMS: 2/2 아직 받지 않았어요." in ko
 
     # before the retry, a grader overrides the gemm pass: the LMS must end with 1/2, never 2/2 after it
     override(lms, gemm, "WRONG_ANSWER")
@@ -123,7 +143,7 @@ def test_two_senders_never_send_one_score_at_once(lms):
     make_assignment(lms, "Week 1", ["gemm"])
     submit(lms, "Ann", "gemm", "PASSED")
     with lms.db() as db:
-        passback.scan(db, lms.app.state.exercises)
+        passback.scan(db, app_services(lms.app).get(ExerciseInfoCache))
         db.commit()
         assert db.scalar(select(LtiScore.version)) == 1
     with lms.db() as first, lms.db() as second:

@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app.core.services import app_services
 from tests.accounts.conftest import form_token, set_role, signup
 
 FORM = {"name": "Moodle at school", "issuer": "https://moodle.school.example", "client_id": "abc123",
@@ -47,7 +48,7 @@ def test_admin_registers_a_platform_and_sees_the_values_to_enter(admin, app):
     listed = admin.get("/en/admin/lti").text
     assert "https://moodle.school.example" in listed and ">1\n2</textarea>" in listed
     from app.lti.models import LtiDeployment, LtiPlatform
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert db.scalar(select(LtiPlatform.client_id)) == "abc123"
         assert sorted(db.scalars(select(LtiDeployment.deployment_id))) == ["1", "2"]
     again = admin.post("/en/admin/lti", data={**FORM, "csrf_token": token})
@@ -140,21 +141,21 @@ def test_admin_edits_deployments_and_removes_a_platform(admin, app):
 
     token = form_token(admin, "/en/admin/lti")
     admin.post("/en/admin/lti", data={**FORM, "csrf_token": token})
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         platform_id = db.scalar(select(LtiPlatform.id))
     saved = admin.post(f"/en/admin/lti/{platform_id}/deployments", data={"csrf_token": token, "deployment_ids": "2\n3"},
                        follow_redirects=False)
     assert saved.status_code == 303
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert sorted(db.scalars(select(LtiDeployment.deployment_id))) == ["2", "3"]
     empty = admin.post(f"/ko/admin/lti/{platform_id}/deployments", data={"csrf_token": token, "deployment_ids": ""})
     assert empty.status_code == 400 and "배포 ID 하나 이상" in empty.text
-    with app.state.session_factory() as db:  # a refused edit changed nothing
+    with app_services(app).session_factory() as db:  # a refused edit changed nothing
         assert sorted(db.scalars(select(LtiDeployment.deployment_id))) == ["2", "3"]
     gone = admin.post(f"/en/admin/lti/{platform_id}/delete", data={"csrf_token": token}, follow_redirects=False)
     assert gone.status_code == 303
     assert admin.post(f"/en/admin/lti/{platform_id}/delete", data={"csrf_token": token}).status_code == 404
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         assert db.scalar(select(LtiPlatform.id)) is None and db.scalar(select(LtiDeployment.id)) is None
 
 
@@ -163,7 +164,7 @@ def test_over_https_the_state_cookie_crosses_the_lms_iframe(app):
     from app.lti import registry
 
     with TestClient(app, base_url="https://course.example", raise_server_exceptions=False) as client:
-        with app.state.session_factory() as db:
+        with app_services(app).session_factory() as db:
             registry.register(db, registry.PlatformForm(
                 name="", issuer="https://lms.example", client_id="c1",
                 auth_login_url="https://lms.example/auth", auth_token_url="https://lms.example/token",

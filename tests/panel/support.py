@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from app.core.services import app_services
 from tests.scrape import first_group
 from tests.submissions.conftest import PASSWORD, add_user  # noqa: F401  (re-exported)
 
@@ -60,8 +61,8 @@ def insert_graded(app, username: str, result, *, source: str = "// kernel\n", cr
     from app.submissions.models import Submission
 
     now = created or dt.datetime.utcnow()
-    with app.state.session_factory() as db:
-        user = db.scalar(select(User).where(User.username == username))
+    with app_services(app).session_factory() as db:
+        user = db.scalars(select(User).where(User.username == username)).one()
         row = Submission(user_id=user.id, exercise_id=result.exercise, source=source, launch="null",
                          source_bytes=len(source), state="done", verdict=result.verdict.value,
                          result=result.to_json(), created_at=now, updated_at=now, finished_at=now, attempts=1,
@@ -80,8 +81,8 @@ def total_xp(app, username: str) -> int:
     from app.accounts.models import User
     from app.progress import xp
 
-    with app.state.session_factory() as db:
-        return xp.total_xp(db, db.scalar(select(User).where(User.username == username)))
+    with app_services(app).session_factory() as db:
+        return xp.total_xp(db, db.scalars(select(User).where(User.username == username)).one())
 
 
 def cookie_login(app, username: str) -> tuple[TestClient, str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from app.core.services import app_services
 from app.factory import create_app
 from tests.conftest import make_settings
 from tests.scrape import first_group
@@ -72,7 +73,7 @@ def add_user(app, username: str, role: str = "learner") -> str:
     from app.accounts import auth as authn
     from app.accounts.users import create_user
 
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         user = create_user(db, username, PASSWORD, role=role)
         token, _ = authn.create_api_token(db, user, "tests")
         db.commit()

@@ -7,13 +7,14 @@ import re
 import pytest
 from sqlalchemy import func, select
 
+from app.core.services import app_services
 from app.submissions.models import Submission
 
 from .conftest import GEMM_LAUNCH, gemm_source
 
 
 def stored(client) -> int:
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         return db.scalar(select(func.count()).select_from(Submission))
 
 

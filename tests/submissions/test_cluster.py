@@ -13,6 +13,8 @@ from app.bench.submissions_cluster import Workers, cluster_server, gemm_source, 
 from app.bench.submissions_server import add_users
 from app.cluster.watch import snapshot
 from app.core.db import make_engine
+from app.core.services import app_services
+from app.submissions.runtime import SubmissionsRuntime
 from tests.conftest import make_settings
 
 from .conftest import GEMM_LAUNCH
@@ -46,8 +48,8 @@ def test_a_job_is_deferred_in_the_row_transaction_with_learner_lock_and_fair_pri
     from app.accounts.users import find_user
     from app.submissions import intake
 
-    enqueue = client.app.state.submissions.enqueue
-    with client.app.state.session_factory() as db:
+    enqueue = app_services(client.app).get(SubmissionsRuntime).enqueue
+    with app_services(client.app).session_factory() as db:
         user = find_user(db, "bob")
         req = intake.Request_(source=gemm_source("rolled back"), launch=GEMM_LAUNCH)
         db.commit = db.rollback  # the request dies right before its commit

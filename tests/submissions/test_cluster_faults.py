@@ -9,6 +9,7 @@ import time
 
 from app.bench.submissions_cluster import Workers, cluster_server, gemm_source, post_burst, wait_all_done
 from app.bench.submissions_server import add_users
+from app.core.services import app_services
 from tests.conftest import make_settings
 
 from .test_cluster import fake_log, rows
@@ -136,7 +137,7 @@ def test_rows_waiting_without_a_job_are_repaired_by_reconciliation(tmp_path, mak
                      {"l": f"submission:{a}"})
         conn.execute(text("DELETE FROM procrastinate_jobs WHERE queueing_lock = :l"), {"l": f"submission:{b}"})
         conn.execute(text("UPDATE submission SET state = 'compiling', lease_owner = 'gone' WHERE id = :id"), {"id": b})
-    session_factory = client.app.state.session_factory
+    session_factory = app_services(client.app).session_factory
     with session_factory() as db:
         assert stranded(db, grace_seconds=30) == []  # just written: given a moment
         assert stranded(db, grace_seconds=0) == [(a, "queued"), (b, "compiling")]
@@ -393,7 +394,7 @@ def test_a_learner_over_the_compile_budget_is_told_why_and_until_when(tmp_path, 
     ann = api_for(client, "ann")
     sub_id = ann.submit(gemm_source("budget")).json()["id"]
     until = dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0) + dt.timedelta(minutes=12, seconds=30)
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         db.execute(update(Submission).where(Submission.id == sub_id).values(waiting_reason="compile_budget",
                                                                             waiting_until=until))
         db.commit()
@@ -482,7 +483,7 @@ def test_a_stalled_job_whose_submission_has_another_waiting_job_does_not_block_t
     engine = make_engine(pg_url)
     with engine.begin() as conn:  # both compile jobs were running on workers that are gone
         conn.execute(text("UPDATE procrastinate_jobs SET status = 'doing', worker_id = NULL"))
-    with client.app.state.session_factory() as db:  # a's compile had finished: its grading job waits
+    with app_services(client.app).session_factory() as db:  # a's compile had finished: its grading job waits
         Enqueuer(pg_url)(db, db.get(Submission, a), task=GRADE_TASK, priority=0)
         db.commit()
     requeued: list[int] = []

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import select, update
 
 from app.core.clock import utcnow
+from app.core.services import app_services
 from app.submissions import queue, states
 from app.submissions.dispatcher import Dispatcher, DispatcherConfig
 from app.submissions.models import Submission
@@ -57,7 +58,7 @@ def claimed(factory, sub_id: int) -> bool:
 
 def test_a_learner_over_the_budget_waits_and_the_others_do_not(sub_settings, make_client, api_for):
     client = make_client(sub_settings(submission_max_in_flight=10, gpu_budget_seconds=10))
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     ann, bob = api_for(client, "ann"), api_for(client, "bob")
     finished = used_gpu(factory, "ann", 12_000, minutes_ago=10)  # 12 s of a 10 s budget
     ann_job = ann.submit(gemm_source("a")).json()["id"]
@@ -88,7 +89,7 @@ def test_a_learner_over_the_budget_waits_and_the_others_do_not(sub_settings, mak
 
 def test_the_next_run_time_is_when_enough_usage_leaves_the_window(sub_settings, make_client, api_for):
     client = make_client(sub_settings(submission_max_in_flight=10, gpu_budget_seconds=10))
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     ann = api_for(client, "ann")
     used_gpu(factory, "ann", 5_000, minutes_ago=50)
     second = used_gpu(factory, "ann", 5_000, minutes_ago=40)
@@ -101,7 +102,7 @@ def test_the_next_run_time_is_when_enough_usage_leaves_the_window(sub_settings, 
 @pytest.mark.parametrize("budget,used_ms", [(10, 9_999), (0, 3_600_000)], ids=["within", "zero_is_no_limit"])
 def test_within_the_budget_or_without_one_nothing_changes(sub_settings, make_client, api_for, budget, used_ms):
     client = make_client(sub_settings(submission_max_in_flight=10, gpu_budget_seconds=budget))
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     ann = api_for(client, "ann")
     used_gpu(factory, "ann", used_ms, minutes_ago=10)
     job = ann.submit(gemm_source("a")).json()["id"]
@@ -114,7 +115,7 @@ def test_the_budget_is_part_of_the_claim_itself(sub_settings, make_client, api_f
     """A job picked while its learner was within budget is not taken once they are over: the check
     is in the claiming UPDATE, not a read before it."""
     client = make_client(sub_settings(submission_max_in_flight=10, gpu_budget_seconds=10))
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     ann = api_for(client, "ann")
     job = ann.submit(gemm_source("a")).json()["id"]
     used_gpu(factory, "ann", 10_000, minutes_ago=1)  # e.g. another GPU finished her other job
@@ -130,7 +131,7 @@ def test_cluster_mode_hands_the_job_back_until_the_budget_frees(sub_settings, ma
     """``run_claimed`` (the cluster's GPU stage): the job is not graded; ``over_budget`` is told when
     the learner's next job can run (cluster workers defer the grading job to then)."""
     client = make_client(sub_settings(submission_max_in_flight=10, gpu_budget_seconds=10))
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     ann, bob = api_for(client, "ann"), api_for(client, "bob")
     finished = used_gpu(factory, "ann", 15_000, minutes_ago=30)
     ann_job = ann.submit(gemm_source("a")).json()["id"]
@@ -151,7 +152,7 @@ def test_cluster_mode_hands_the_job_back_until_the_budget_frees(sub_settings, ma
 
 def test_the_panel_says_when_the_next_job_can_run_in_both_languages(sub_settings, make_client, api_for):
     client = make_client(sub_settings(submission_max_in_flight=10, gpu_budget_seconds=10))
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     ann = api_for(client, "ann")
     finished = used_gpu(factory, "ann", 12_000, minutes_ago=10)
     job = ann.submit(gemm_source("a")).json()["id"]

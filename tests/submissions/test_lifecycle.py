@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from app.core.services import app_services
 from app.submissions.dispatcher import Dispatcher, DispatcherConfig
 from kernels.engine.result import Result
 
@@ -40,7 +41,7 @@ def test_awaiting_job_is_graded_when_a_gpu_lane_appears(sub_settings, make_clien
     client = make_client(settings)
     kim = api_for(client, "kim")
     sub_id = kim.submit(gemm_source("later")).json()["id"]
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     cpu = Dispatcher(factory, DispatcherConfig(gpu=False, lane="box:cpu", poll_seconds=0.05))
     assert cpu.step() and kim.get(sub_id).json()["state"] == "awaiting_gpu"
     assert not cpu.step()  # a CPU lane never takes awaiting_gpu jobs
@@ -101,7 +102,7 @@ def test_grading_runs_off_the_event_loop_and_keeps_its_lease(sub_settings, make_
     # would wait for the run (20 s) and then see it done, not "checking"
     assert client.get("/healthz").status_code == 200 and kim.get(sub_id).json()["state"] == "checking"
     time.sleep(1.5)  # well past the 0.6 s lease: only renewal keeps it
-    rival = Dispatcher(client.app.state.session_factory, DispatcherConfig(gpu=True, lane="elsewhere:gpu0"))
+    rival = Dispatcher(app_services(client.app).session_factory, DispatcherConfig(gpu=True, lane="elsewhere:gpu0"))
     assert not rival.step()  # the job's lease is alive: nothing to claim
     release.set()
     view = kim.wait(sub_id)

@@ -12,6 +12,7 @@ import pytest
 
 from app.bench.fake_gpu import BOMB_MARK
 from app.bench.submissions_cluster import Workers, gemm_source
+from app.core.services import app_services
 from tests.conftest import make_settings
 
 FAKE = {"MKC_FAKE_GPU_SECONDS": "0.4", "MKC_FAKE_COMPILE_SECONDS": "0.02", "MKC_FAKE_BOMB_SECONDS": "6"}
@@ -149,7 +150,7 @@ def test_a_compiled_job_says_it_waits_for_the_gpu_in_both_languages(tmp_path, ma
     client = make_client(make_settings(tmp_path, database_url=db_url, dispatcher_enabled=False))
     ann, bob = api_for(client, "ann"), api_for(client, "bob")
     first = ann.submit(gemm_source("ann 0")).json()["id"]
-    pipeline = OneBoxPipeline(client.app.state.session_factory, DispatcherConfig(gpu=True, lane="box:gpu0"),
+    pipeline = OneBoxPipeline(app_services(client.app).session_factory, DispatcherConfig(gpu=True, lane="box:gpu0"),
                               slots=1, compile_budget_seconds=120, grade=fake_gpu.grade,
                               compile_first=fake_gpu.compile_first)
     assert pipeline.gpu.hold_lane(force=True) and pipeline.compile_step()
@@ -201,7 +202,7 @@ def test_a_stalled_compile_of_a_learner_over_the_compile_budget_waits_once(tmp_p
     spent = kim.submit(gemm_source("spent")).json()["id"]
     stalled = kim.submit(gemm_source("stalled")).json()["id"]
     now = utcnow()
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     with factory() as db:  # the first used 200 s of compile ten minutes ago; the second's slot died
         db.execute(update(Submission).where(Submission.id == spent).values(
             state="done", verdict="PASSED", compile_ms=200_000, claimed_at=now - dt.timedelta(minutes=10),

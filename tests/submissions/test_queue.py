@@ -11,6 +11,7 @@ import threading
 from sqlalchemy import func, select
 
 from app.core.config import PROJECT_ROOT
+from app.core.services import app_services
 from app.submissions import queue
 from app.submissions.dispatcher import Dispatcher, DispatcherConfig
 from app.submissions.models import Submission
@@ -24,10 +25,10 @@ def test_round_robin_by_user_oldest_first(sub_settings, make_client, api_for):
     ids = {}
     for who, n in ((ann, 3), (bob, 2), (cat, 1)):
         ids[who.username] = [who.submit(gemm_source(f"{who.username}{i}")).json()["id"] for i in range(n)]
-    dispatcher = Dispatcher(client.app.state.session_factory, DispatcherConfig(gpu=False, lane="t:cpu"))
+    dispatcher = Dispatcher(app_services(client.app).session_factory, DispatcherConfig(gpu=False, lane="t:cpu"))
     order = []
     while dispatcher.step():
-        with client.app.state.session_factory() as db:
+        with app_services(client.app).session_factory() as db:
             row = db.scalars(select(Submission).where(Submission.claimed_at.is_not(None))  # PostgreSQL sorts NULL first
                                  .order_by(Submission.claimed_at.desc(), Submission.id.desc())).first()
             order.append(row.id)
@@ -40,14 +41,14 @@ def test_round_robin_by_user_oldest_first(sub_settings, make_client, api_for):
 def test_a_user_who_was_just_served_waits_for_the_others(sub_settings, make_client, api_for):
     client = make_client(sub_settings(submission_max_in_flight=10))
     ann, bob = api_for(client, "ann"), api_for(client, "bob")
-    dispatcher = Dispatcher(client.app.state.session_factory, DispatcherConfig(gpu=False, lane="t:cpu"))
+    dispatcher = Dispatcher(app_services(client.app).session_factory, DispatcherConfig(gpu=False, lane="t:cpu"))
     first = ann.submit(gemm_source("a0")).json()["id"]
     assert dispatcher.step()
     later_ann = [ann.submit(gemm_source(f"a{i}")).json()["id"] for i in (1, 2)]
     bob_job = bob.submit(gemm_source("b0")).json()["id"]  # newest, but bob was never served
     assert bob.get(bob_job).json()["position"] == 3  # FIFO estimate of the position
     dispatcher.step()
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         assert db.get(Submission, bob_job).claimed_at is not None
         assert all(db.get(Submission, i).claimed_at is None for i in later_ann)
     assert first
@@ -61,7 +62,7 @@ def test_limits_in_flight_hour_and_day(sub_settings, make_client, api_for):
     busy = kim.submit(gemm_source("2"))
     assert busy.status_code == 429 and busy.json()["error"] == "too_many_in_flight"
     assert busy.json()["params"] == {"limit": 1} and "Retry-After" in busy.headers
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     dispatcher = Dispatcher(factory, DispatcherConfig(gpu=False, lane="t:cpu"))
     assert dispatcher.step()  # first one graded (awaiting_gpu is not "in flight")
     assert kim.submit(gemm_source("3")).status_code == 202
@@ -113,7 +114,7 @@ def _queue_jobs(client, api_for, n_users=4, per_user=5):
 def test_racing_claims_in_threads_take_each_job_exactly_once(sub_settings, make_client, api_for):
     client = make_client(sub_settings(submission_max_in_flight=10))
     ids = _queue_jobs(client, api_for)
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     claimed: list[tuple[str, int]] = []
     lock = threading.Lock()
     barrier = threading.Barrier(8)
@@ -153,7 +154,7 @@ def test_two_dispatcher_processes_grade_each_job_once(sub_settings, make_client,
              for n in range(2)]
     outputs = [p.communicate(timeout=180)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outputs
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         rows = db.scalars(select(Submission).where(Submission.id.in_(ids))).all()
     assert all(r.state == "awaiting_gpu" and r.attempts == 1 for r in rows), [(r.id, r.state, r.attempts) for r in rows]
     assert {r.lane for r in rows} == {"proc0", "proc1"} or len(rows) < 4
@@ -161,7 +162,7 @@ def test_two_dispatcher_processes_grade_each_job_once(sub_settings, make_client,
 
 def test_one_dispatcher_per_lane(sub_settings, make_client, api_for):
     client = make_client(sub_settings(submission_max_in_flight=10))
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     first = Dispatcher(factory, DispatcherConfig(gpu=False, lane="box:gpu0", lease_seconds=30))
     second = Dispatcher(factory, DispatcherConfig(gpu=False, lane="box:gpu0", lease_seconds=30))
     assert first.hold_lane(force=True) and not second.hold_lane(force=True)

@@ -8,6 +8,7 @@ import subprocess
 from sqlalchemy import func, select
 
 from app.core.clock import utcnow
+from app.core.services import app_services
 from app.progress.models import Event, XpEntry
 from app.submissions import lanes, queue
 from app.submissions.dispatcher import Dispatcher, DispatcherConfig
@@ -37,7 +38,7 @@ def leave_running(factory, sub_id, *, lane, owner, expires_in: float, state="che
 def test_restart_on_the_same_host_takes_over_at_once(sub_settings, make_client, api_for, fake_gpu):
     client = make_client(sub_settings(submission_max_in_flight=5))
     kim = api_for(client, "kim")
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     running, waiting = (kim.submit(gemm_source(t)).json()["id"] for t in ("running", "waiting"))
     ghost = f"{lanes.HOST}:{dead_pid()}:dead"
     leave_running(factory, running, lane="here:gpu0", owner=ghost, expires_in=3600)  # lease far from over
@@ -53,7 +54,7 @@ def test_restart_on_the_same_host_takes_over_at_once(sub_settings, make_client, 
 def test_a_live_lease_is_respected_and_an_expired_one_reclaimed(sub_settings, make_client, api_for, fake_gpu):
     client = make_client(sub_settings())
     kim = api_for(client, "kim")
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     sub_id = kim.submit(gemm_source()).json()["id"]
     elsewhere = "other-host:4242:abcd"  # cannot be checked from here: only its lease counts
     leave_running(factory, sub_id, lane="other-host:gpu0", owner=elsewhere, expires_in=3600)
@@ -72,7 +73,7 @@ def test_a_live_lease_is_respected_and_an_expired_one_reclaimed(sub_settings, ma
 def test_a_job_that_keeps_killing_dispatchers_is_given_up(sub_settings, make_client, api_for):
     client = make_client(sub_settings(submission_max_attempts=3))
     kim = api_for(client, "kim")
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     sub_id = kim.submit(gemm_source()).json()["id"]
     leave_running(factory, sub_id, lane="x:gpu0", owner="x:1:y", expires_in=-1)
     with factory() as db:
@@ -87,7 +88,7 @@ def test_a_job_that_keeps_killing_dispatchers_is_given_up(sub_settings, make_cli
 def test_xp_is_paid_once_per_submission(sub_settings, make_client, api_for, fake_gpu):
     client = make_client(sub_settings())
     kim = api_for(client, "kim")
-    factory = client.app.state.session_factory
+    factory = app_services(client.app).session_factory
     dispatcher = Dispatcher(factory, DispatcherConfig(gpu=True, lane="here:gpu0"))
     first = kim.submit(gemm_source("1")).json()["id"]
     assert dispatcher.step()

@@ -8,6 +8,7 @@ import time
 from sqlalchemy import select, update
 
 from app.accounts.models import User
+from app.core.services import app_services
 from app.progress.models import UserAchievement
 from app.submissions.models import Submission
 from tests.panel.support import insert_graded, passed_result
@@ -16,7 +17,7 @@ from .conftest import gemm_source
 
 
 def _achievements(app, username: str) -> set[str]:
-    with app.state.session_factory() as db:
+    with app_services(app).session_factory() as db:
         uid = db.scalar(select(User.id).where(User.username == username))
         return set(db.scalars(select(UserAchievement.achievement_id).where(UserAchievement.user_id == uid)))
 
@@ -40,7 +41,7 @@ def test_place_in_line_estimate_cancel_and_it_compiles(sub_settings, make_client
     # one earlier grading that took 40 s from claim to result: 2 places ~ 80 s
     done = insert_graded(client.app, "kim", passed_result())
     start = dt.datetime(2026, 11, 1, 12, 0, 0)
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         db.execute(update(Submission).where(Submission.id == done).values(
             claimed_at=start, finished_at=start + dt.timedelta(seconds=40)))
         db.commit()

@@ -3,6 +3,7 @@
 in Korean; the compile message has no "error(s)" and a missing ";" points at the line before too."""
 from __future__ import annotations
 
+from app.core.services import app_services
 from app.panel.present import parse_compile_log, present
 from tests.accounts.conftest import CSRF_FIELD, page_csrf, signup
 
@@ -18,7 +19,7 @@ def test_sign_out_everywhere_and_a_role_change_are_confirmed(client, settings):
     from fastapi.testclient import TestClient
 
     assert signup(client, "ada").status_code == 303
-    with client.app.state.session_factory() as db:
+    with app_services(client.app).session_factory() as db:
         from app.accounts.users import find_user
 
         find_user(db, "ada").role = "admin"

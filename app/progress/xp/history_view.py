@@ -56,6 +56,6 @@ def deed_subject(source: str, source_id: str, lang: str, lessons: dict[str, str]
 
 
 def history_rows(entries: Iterable[Any], lang: str, lessons: dict[str, str], exercises: _Exercises) -> list[XpRow]:
-    """``lessons``: slug -> "NN · title" in ``lang``; ``exercises``: app.state.exercises."""
+    """``lessons``: slug -> "NN · title" in ``lang``; ``exercises``: the app's ExerciseInfoCache."""
     return [XpRow(e, vocab.label(vocab.XP_SOURCE, e.source, lang), vocab.explain(vocab.XP_SOURCE, e.source, lang),
                   deed_subject(e.source, e.source_id, lang, lessons, exercises)) for e in entries]
