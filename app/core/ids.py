@@ -21,7 +21,11 @@ OptionalRowIdQuery = Annotated[int | None, Query(ge=0, le=MAX_ROW_ID)]
 # A page number: anything past the last page shows the last page, but it must be an integer we can
 # multiply by a page size without leaving 64 bits.
 PageNumber = Annotated[int, Query(ge=1, le=1_000_000)]
-BodyRowId = Annotated[int, Field(ge=0, le=MAX_ROW_ID)]  # an id inside a JSON body
+# An id inside a JSON body: at most 2^53 - 1, the largest integer every JSON parser keeps exactly. Past it
+# a number may arrive as a float (2^63 - 1 written by a client that parses numbers as doubles is 2^63),
+# so a value the schema allows could be refused; no row id comes near it.
+MAX_JSON_ROW_ID = 2**53 - 1
+BodyRowId = Annotated[int, Field(ge=0, le=MAX_JSON_ROW_ID, description="a row id (at most 2^53 - 1)")]
 
 # A day in a filter (YYYY-MM-DD). Bounded so that the day after it, which a "to" filter compares
 # against, exists: 9999-12-31 + 1 day overflows Python's date (a 500). An empty field (a date

@@ -216,3 +216,13 @@ def test_deleted_account_leaves_its_comments_as_deleted_account(app, kim, lee, v
     assert data["count"] == 2
     assert [c["author"] for c in data["comments"]] == [None, "lee"]
     assert "deleted account" in data["html"] and "kim was here" in data["html"]
+
+
+def test_a_parent_id_past_what_json_keeps_exactly_is_refused_by_validation(app, kim):
+    """Ids in JSON bodies stop at 2^53 - 1: a larger number may reach the server as a float."""
+    for parent_id in (2**53, 2**63 - 1, 2**63):
+        answer = kim.send("POST", f"/api/lessons/{LESSON}/comments", {"body": "hi", "lang": "en", "parent_id": parent_id})
+        assert answer.status_code == 422 and answer.json()["params"] == {"fields": ["parent_id"]}, parent_id
+    unknown = kim.send("POST", f"/api/lessons/{LESSON}/comments", {"body": "hi", "lang": "en", "parent_id": 2**53 - 1})
+    assert unknown.status_code != 422 and unknown.status_code < 500
+    assert kim.listing()["count"] == 0
