@@ -89,7 +89,7 @@ async def csrf_protect(request: Request, auth: OptionalAuthDep) -> None:
     verify_csrf(request, auth, sent)
 
 
-def verify_csrf(request: Request, auth: authn.Auth | None, sent) -> None:
+def verify_csrf(request: Request, auth: authn.Auth | None, sent: object) -> None:
     origin = request.headers.get("origin")
     if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host", ""):
         raise AccountsError("csrf", status=403)

@@ -10,7 +10,7 @@ from app.comments.messages import CommentsError
 from app.core.config import LANGUAGES
 from app.core.languages import reader_language
 from app.core.services import services
-from app.lessons.catalog import Catalog
+from app.lessons.catalog import Catalog, Lesson
 
 
 def config(request: Request) -> CommentsConfig:
@@ -28,12 +28,12 @@ def ui_lang(request: Request, lang: str | None = None) -> str:
     return reader_language(request)
 
 
-def lessons(request: Request):
+def lessons(request: Request) -> list[Lesson]:
     shared = services(request)
     return shared.get(Catalog).snapshot().visible(shared.settings.show_drafts)
 
 
-def lesson_or_404(request: Request, slug: str):
+def lesson_or_404(request: Request, slug: str) -> Lesson:
     for lesson in lessons(request):
         if lesson.slug == slug:
             return lesson

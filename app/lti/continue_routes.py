@@ -56,7 +56,7 @@ def _sign_in_and_go(request: Request, db: Session, user_id: int, platform_id: in
     return response
 
 
-def _choose(request: Request, lang: str, db: Session, token: str, auth) -> Response:
+def _choose(request: Request, lang: str, db: Session, token: str, auth: authn.Auth | None) -> Response:
     platform_id, claims, _ = handoff.peek(db, token)
     known = identity.user_for(db, platform_id, claims.subject)
     if known is not None:

@@ -6,6 +6,7 @@ from fastapi import Depends, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
 
+from app.accounts.auth import Auth
 from app.accounts.deps import AuthDep, SessionDep, csrf_protect
 from app.accounts.views import account_context, render
 from app.classes import roster
@@ -20,7 +21,7 @@ from app.lti.models import LtiContext, LtiPlatform
 router = make_router()
 
 
-def _course(db: Session, context_pk: int, auth, permission: str) -> tuple[LtiContext, CourseClass]:
+def _course(db: Session, context_pk: int, auth: Auth, permission: str) -> tuple[LtiContext, CourseClass]:
     """The LMS course and its class, when the caller holds ``permission`` in that class (404 otherwise:
     a stranger learns nothing about which courses exist)."""
     context = db.get(LtiContext, context_pk)

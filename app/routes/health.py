@@ -9,6 +9,8 @@ still takes submissions, which wait for a GPU.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
@@ -26,11 +28,11 @@ async def healthz() -> JSONResponse:
     return JSONResponse({"ok": True}, headers=NO_STORE)
 
 
-def readiness(shared: Services) -> dict:
+def readiness(shared: Services) -> dict[str, Any]:
     settings = shared.settings
     with shared.session_factory() as db:
         db.execute(text("SELECT 1"))
-        out: dict = {"ok": True, "database": "ok",
+        out: dict[str, Any] = {"ok": True, "database": "ok",
                      "mode": "cluster" if settings.queue == "procrastinate" else "one box", "warnings": []}
         if settings.queue == "procrastinate":
             from app.cluster import registry

@@ -19,7 +19,7 @@ router = make_router()
 
 
 @router.get("/", include_in_schema=False)
-async def root(request: Request):
+async def root(request: Request) -> RedirectResponse:
     lang = reader_language(request)
     response = RedirectResponse(f"/{lang}/", status_code=307)
     response.headers["Vary"] = "Cookie, Accept-Language"
@@ -27,7 +27,7 @@ async def root(request: Request):
 
 
 @router.get("/language/{lang:lang}", include_in_schema=False)
-async def switch_language(lang: str, request: Request, next: str = ""):
+async def switch_language(lang: str, request: Request, next: str = "") -> RedirectResponse:
     """Remember the choice in a cookie and go to the same page in that language."""
     if lang not in LANGUAGES:
         lang = services(request).settings.default_language
