@@ -90,7 +90,7 @@ def _home_form(request: Request, lang: str, auth: authn.Auth, db: Session, form_
 
 
 @router.get("/{lang:lang}/classes")
-def home(lang: str, request: Request, auth: OptionalAuthDep, db: SessionDep):
+def home(lang: str, request: Request, auth: OptionalAuthDep, db: SessionDep) -> Response:
     if auth is None:
         return _signin(lang, "/classes")
     return _home(request, lang, auth, db)

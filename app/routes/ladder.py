@@ -3,6 +3,8 @@ numbers and its notes. Visitors get a page cached per language until a rung file
 NOTES.md or a results file changes; a signed-in reader's page is rendered for them."""
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
@@ -22,12 +24,12 @@ router = make_router()
 
 
 @router.api_route("/{lang:lang}/ladder", methods=["GET", "HEAD"])
-async def ladder_page(lang: str, request: Request):
+async def ladder_page(lang: str, request: Request) -> Response:
     shared = services(request)
     results = shared.get(ResultsStore)  # re-read at most once per check interval (as for lesson pages)
     content = content_store(shared.settings.kernels_dir / "ladder").get()
 
-    def build(reader: dict | None = None) -> str:
+    def build(reader: dict[str, Any] | None = None) -> str:
         context = page_context_for(lang, content, results.documents, shared.settings.site_name)
         if context.get("caption"):
             others = results.others("ladder", lang)  # the other GPUs' ladder runs, named beside these
@@ -48,7 +50,7 @@ async def ladder_page(lang: str, request: Request):
 
 
 @router.get("/{lang:lang}/ladder/source/{stem}")
-async def rung_source(lang: str, stem: str, request: Request):
+async def rung_source(lang: str, stem: str, request: Request) -> Response:
     """One rung's highlighted source (an HTML fragment the ladder page inserts when its source is opened)."""
     content = content_store(services(request).settings.kernels_dir / "ladder").get()
     rung = next((r for r in content.rungs if r.stem == stem), None)
