@@ -29,6 +29,7 @@ from prometheus_client.core import GaugeHistogramMetricFamily, GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.core.bodies import make_router
 from app.core.clock import utcnow
@@ -44,7 +45,7 @@ REQUEST_SECONDS = Histogram("mkc_http_request_duration_seconds", "Time to answer
                             ["group", "method"], buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
 
 
-def route_group(scope: dict) -> str:
+def route_group(scope: Scope) -> str:
     """A bounded label: the first part of the matched route's template (``/api/submissions/{sub_id}`` ->
     ``api/submissions``); ``events`` for live status streams; ``unmatched`` for 404s."""
     route = scope.get("route")
@@ -62,10 +63,10 @@ def route_group(scope: dict) -> str:
 class RequestTimer:
     """Pure ASGI middleware: how long each HTTP request took, by route group."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -172,7 +173,7 @@ def scrape(request: Request) -> bytes:
     database.register(DatabaseCollector(request))
     if values.ValueClass is not values.MutexValue:  # PROMETHEUS_MULTIPROC_DIR was set (`serve --workers N`)
         processes = CollectorRegistry()
-        MultiProcessCollector(processes)
+        MultiProcessCollector(processes)  # type: ignore[no-untyped-call]  # prometheus_client leaves its __init__ unannotated
     else:
         processes = REGISTRY
     return generate_latest(processes) + generate_latest(database)
