@@ -7,6 +7,8 @@ a visitor, and bumps an in-memory view counter.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from fastapi import HTTPException, Request
@@ -53,7 +55,7 @@ def _english_section_ids(lesson: Lesson, text_lang: str) -> list[tuple[int, str]
     return [(level, section_id) for level, section_id, _ in rendered.headings]
 
 
-def _body_html(request: Request, lesson: Lesson, lang: str) -> tuple[str, list, str, bool]:
+def _body_html(request: Request, lesson: Lesson, lang: str) -> tuple[str, list[tuple[int, str, str]], str, bool]:
     """Rendered body (cached per file version and UI language) with measured tables filled in."""
     text, fallback = lesson.text(lang)
     rendered = text._rendered.get(lang)
@@ -79,7 +81,8 @@ def _respond(request: Request, page: CachedPage, strip: bytes) -> Response:
     return page_response(page, strip, request.headers.get("accept-encoding"))
 
 
-async def _reader_view(request: Request, *args) -> ReaderView | None:
+async def _reader_view(request: Request, lang: str, lessons: list[Lesson],
+                       lesson: Lesson | None = None) -> ReaderView | None:
     """The signed-in reader's view, or None. Visitors (no session cookie) skip the thread hop."""
     if SESSION_COOKIE not in request.cookies:
         return None
@@ -87,14 +90,14 @@ async def _reader_view(request: Request, *args) -> ReaderView | None:
         # A repeat view is one read of an in-process database: cheaper on the loop than the
         # thread hand-off (measured with wrk + py-spy). Other databases wait
         # on the network, so they always go through the threadpool.
-        view = repeat_view(request, *args)
+        view = repeat_view(request, lang, lessons, lesson)
         if view is not None:
             return view or None
-    return await run_in_threadpool(signed_in_view, request, *args)
+    return await run_in_threadpool(signed_in_view, request, lang, lessons, lesson)
 
 
-def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slugs: list[str],
-                       key: tuple, deps: tuple) -> Response:
+def _respond_signed_in(request: Request, lang: str, view: ReaderView, build: Callable[[dict[str, Any]], str],
+                       slugs: list[str], key: tuple[object, ...], deps: tuple[object, ...]) -> Response:
     """A signed-in reader's page is rendered for them (header, CSRF token, announcements) and kept
     per reader (reader_pages: same page, deps, user row and session -> same bytes); never shared."""
     reader = reader_key(view.context)
@@ -109,19 +112,19 @@ def _respond_signed_in(request: Request, lang: str, view: ReaderView, build, slu
 
 
 @fallback_router.get("/{lang:lang}", include_in_schema=False)
-async def language_root(lang: str):
+async def language_root(lang: str) -> RedirectResponse:
     return RedirectResponse(f"/{lang}/", status_code=308)
 
 
 @router.api_route("/{lang:lang}/", methods=["GET", "HEAD"])
-async def course_index(lang: str, request: Request):
+async def course_index(lang: str, request: Request) -> Response:
     shared = services(request)
     snapshot = shared.get(Catalog).snapshot()
     drafts = await show_drafts(request, snapshot)  # instructors and admins only
     lessons = snapshot.visible(drafts)
     slugs = [lesson.slug for lesson in lessons]
 
-    def build(reader: dict | None = None) -> str:
+    def build(reader: dict[str, Any] | None = None) -> str:
         entries: list[dict[str, Any]] = []
         further: list[dict[str, Any]] = []
         for lesson in lessons:
@@ -142,7 +145,7 @@ async def course_index(lang: str, request: Request):
 
 
 @router.api_route("/{lang:lang}/lessons/{slug}", methods=["GET", "HEAD"])
-async def lesson_page(lang: str, slug: str, request: Request):
+async def lesson_page(lang: str, slug: str, request: Request) -> Response:
     if len(slug) > 80 or not SLUG.match(slug):
         raise HTTPException(status_code=404)
     shared = services(request)
@@ -157,11 +160,11 @@ async def lesson_page(lang: str, slug: str, request: Request):
     exercise = shared.get(ExerciseInfoCache).get(lesson.meta.exercise) if lesson.meta.exercise else None
     deps = (snapshot, shared.get(ResultsStore).version, exercise)
 
-    def build(reader: dict | None = None) -> str:
+    def build(reader: dict[str, Any] | None = None) -> str:
         position = lessons.index(lesson)
         text, _ = lesson.text(lang)
         body, headings, content_lang, fallback = _body_html(request, lesson, lang)
-        neighbours = {}
+        neighbours: dict[str, dict[str, Any]] = {}
         for key, index in (("prev", position - 1), ("next", position + 1)):
             if 0 <= index < len(lessons):
                 other = lessons[index]
@@ -186,7 +189,7 @@ async def lesson_page(lang: str, slug: str, request: Request):
 
 
 @router.get("/{lang:lang}/authoring", include_in_schema=False)
-async def authoring(lang: str, request: Request):
+async def authoring(lang: str, request: Request) -> HTMLResponse:
     """Instructors' preview of the whole catalog: every lesson (drafts too), the catalog's
     problems, and the authoring guide. A 404 for everyone else."""
     auth = await run_in_threadpool(preview_auth, request)
@@ -195,7 +198,7 @@ async def authoring(lang: str, request: Request):
     shared = services(request)
     snapshot = shared.get(Catalog).snapshot()
     root = shared.settings.lessons_dir.parent
-    entries = []
+    entries: list[dict[str, Any]] = []
     for lesson in snapshot.lessons:
         text, fallback = lesson.text(lang)
         # The measures `lessons check` applies: English prose words, Korean Hangul syllables.
@@ -203,7 +206,7 @@ async def authoring(lang: str, request: Request):
         entries.append({"lesson": lesson, "title": text.title, "fallback": fallback, "languages": sorted(lesson.texts),
                         "prose": {k: (s.words if k == "en" else s.hangul) for k, s in prose.items()}})
 
-    def shown(path) -> str:
+    def shown(path: Path) -> str:
         try:
             return str(path.relative_to(root))
         except ValueError:
