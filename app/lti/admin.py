@@ -7,6 +7,7 @@ from fastapi import Form, Request
 from fastapi.responses import RedirectResponse, Response
 from sqlalchemy.orm import Session
 
+from app.accounts.auth import Auth
 from app.accounts.deps import CSRF, SessionDep, UserManagerDep
 from app.accounts.views import account_context, render
 from app.core.bodies import make_router
@@ -24,7 +25,7 @@ def tool_values(request: Request) -> dict[str, str]:
             "jwks": str(request.url_for("lti_jwks")), "deep_link": str(request.url_for("lti_launch"))}
 
 
-def _page(request: Request, lang: str, auth, db: Session, error: str | None = None, status: int = 200,
+def _page(request: Request, lang: str, auth: Auth, db: Session, error: str | None = None, status: int = 200,
           form: dict[str, str] | None = None) -> Response:
     context = account_context(request, lang, "/admin/lti", auth)
     platforms = registry.all_platforms(db)
@@ -36,7 +37,7 @@ def _page(request: Request, lang: str, auth, db: Session, error: str | None = No
 
 
 @router.get("/{lang:lang}/admin/lti", include_in_schema=False)
-def admin_page(lang: str, request: Request, auth: UserManagerDep, db: SessionDep):
+def admin_page(lang: str, request: Request, auth: UserManagerDep, db: SessionDep) -> Response:
     return _page(request, lang, auth, db)
 
 
@@ -44,7 +45,7 @@ def admin_page(lang: str, request: Request, auth: UserManagerDep, db: SessionDep
 def admin_register(lang: str, request: Request, auth: UserManagerDep, db: SessionDep,
                    name: str = Form(""), issuer: str = Form(""), client_id: str = Form(""),
                    auth_login_url: str = Form(""), auth_token_url: str = Form(""), key_set_url: str = Form(""),
-                   deployment_ids: str = Form(""), auth_audience: str = Form("")):
+                   deployment_ids: str = Form(""), auth_audience: str = Form("")) -> Response:
     form = registry.PlatformForm(name=name, issuer=issuer, client_id=client_id, auth_login_url=auth_login_url,
                                  auth_token_url=auth_token_url, key_set_url=key_set_url,
                                  deployment_ids=registry.split_deployments(deployment_ids), auth_audience=auth_audience)
@@ -62,7 +63,7 @@ def admin_register(lang: str, request: Request, auth: UserManagerDep, db: Sessio
 
 
 @router.post("/{lang:lang}/admin/lti/{platform_id}/delete", dependencies=CSRF, include_in_schema=False)
-def admin_delete(lang: str, platform_id: RowId, auth: UserManagerDep, db: SessionDep):
+def admin_delete(lang: str, platform_id: RowId, auth: UserManagerDep, db: SessionDep) -> RedirectResponse:
     if not registry.remove(db, platform_id):
         raise LtiError("not_found", status=404)
     db.commit()
@@ -71,7 +72,7 @@ def admin_delete(lang: str, platform_id: RowId, auth: UserManagerDep, db: Sessio
 
 @router.post("/{lang:lang}/admin/lti/{platform_id}/deployments", dependencies=CSRF, include_in_schema=False)
 def admin_deployments(lang: str, platform_id: RowId, request: Request, auth: UserManagerDep,
-                      db: SessionDep, deployment_ids: str = Form("")):
+                      db: SessionDep, deployment_ids: str = Form("")) -> Response:
     """Replaces the platform's deployment ids (an LMS adds one each time the tool is installed again)."""
     platform = db.get(LtiPlatform, platform_id)
     if platform is None:
@@ -86,7 +87,7 @@ def admin_deployments(lang: str, platform_id: RowId, request: Request, auth: Use
 
 
 @router.post("/{lang:lang}/admin/lti/rotate-key", dependencies=CSRF, include_in_schema=False)
-def admin_rotate(lang: str, auth: UserManagerDep, db: SessionDep):
+def admin_rotate(lang: str, auth: UserManagerDep, db: SessionDep) -> RedirectResponse:
     keys.rotate(db)
     db.commit()
     return RedirectResponse(f"/{lang}/admin/lti", status_code=303)
