@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Form, Request
-from fastapi.responses import RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.accounts import auth as authn
 from app.accounts.deps import AuthDep, OptionalAuthDep, SessionDep, WriterDep, csrf_protect
@@ -17,7 +17,7 @@ from app.comments.web import config, lesson_or_404, ui_lang
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.ids import RowId
 from app.core.services import services
-from app.lessons.catalog import Catalog
+from app.lessons.catalog import Catalog, Lesson
 from app.reports import service
 
 router = make_router()
@@ -28,7 +28,8 @@ def _client_ip(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-def _form(request, lang, lesson, auth, *, what="", quote="", error=None, status=200, headers=None):
+def _form(request: Request, lang: str, lesson: Lesson, auth: authn.Auth | None, *, what: str = "", quote: str = "",
+          error: str | None = None, status: int = 200, headers: dict[str, str] | None = None) -> HTMLResponse:
     context = account_context(request, lang, f"/lessons/{lesson.slug}/report", auth)
     context.update(lesson=lesson, title=lesson.text(lang)[0].title, what=what, quote=quote, error=error,
                    honeypot=HONEYPOT, max_what=config(request).problem_max_length,
@@ -37,7 +38,7 @@ def _form(request, lang, lesson, auth, *, what="", quote="", error=None, status=
 
 
 @router.get("/{lang:lang}/lessons/{slug}/report")
-def report_form(lang: str, slug: str, request: Request, auth: OptionalAuthDep, quote: str = ""):
+def report_form(lang: str, slug: str, request: Request, auth: OptionalAuthDep, quote: str = "") -> HTMLResponse:
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)
     return _form(request, lang, lesson, auth, quote=quote[:config(request).quote_max_length])
@@ -45,7 +46,7 @@ def report_form(lang: str, slug: str, request: Request, auth: OptionalAuthDep, q
 
 @router.post("/{lang:lang}/lessons/{slug}/report", dependencies=[Depends(csrf_protect)], max_body_size=FORM_TEXT_BODY_LIMIT)
 def report_submit(lang: str, slug: str, request: Request, auth: OptionalAuthDep, db: SessionDep,
-                  what: str = Form(""), quote: str = Form(""), website: str = Form("")):
+                  what: str = Form(""), quote: str = Form(""), website: str = Form("")) -> HTMLResponse:
     ui_lang(request, lang)
     lesson = lesson_or_404(request, slug)
     thanks = account_context(request, lang, f"/lessons/{slug}/report", auth)
@@ -82,7 +83,7 @@ ModeratorWriterDep = Annotated[authn.Auth, Depends(_moderator_writer)]
 
 
 @router.get("/{lang:lang}/reports")
-def inbox(lang: str, request: Request, auth: ModeratorDep, db: SessionDep, status: str = "open"):
+def inbox(lang: str, request: Request, auth: ModeratorDep, db: SessionDep, status: str = "open") -> HTMLResponse:
     ui_lang(request, lang)
     resolved = status == "resolved"
     titles = {lesson.slug: {code: lesson.text(code)[0].title for code in ("ko", "en")}
@@ -95,7 +96,7 @@ def inbox(lang: str, request: Request, auth: ModeratorDep, db: SessionDep, statu
 
 @router.post("/{lang:lang}/reports/{report_id}/{action}")
 def set_problem_state(lang: str, report_id: RowId, action: str, request: Request,
-                      auth: ModeratorWriterDep, db: SessionDep):
+                      auth: ModeratorWriterDep, db: SessionDep) -> RedirectResponse:
     if action not in ("resolve", "reopen") or not service.set_problem_resolved(db, auth.user, report_id,
                                                                                 action == "resolve"):
         raise CommentsError("not_found", status=404)
@@ -105,7 +106,7 @@ def set_problem_state(lang: str, report_id: RowId, action: str, request: Request
 
 @router.post("/{lang:lang}/reports/comments/{comment_id}/{action}")
 def handle_comment_report(lang: str, comment_id: RowId, action: str, request: Request,
-                          auth: ModeratorWriterDep, db: SessionDep):
+                          auth: ModeratorWriterDep, db: SessionDep) -> RedirectResponse:
     if action not in ("dismiss", "hide"):
         raise CommentsError("not_found", status=404)
     if action == "hide":
