@@ -6,11 +6,12 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from fastapi import Depends, Form, HTTPException, Request
-from fastapi.responses import RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
+from app.accounts.auth import Auth
 from app.accounts.deps import ReviewerDep, csrf_protect
 from app.accounts.models import User
 from app.accounts.views import account_context, render
@@ -47,7 +48,7 @@ def _classes(request: Request) -> list[tuple[int, str]]:
 
 
 @router.get("/{lang:lang}/graders", dependencies=[Depends(listing_query)])
-def dashboard(lang: str, request: Request, auth: ReviewerDep):
+def dashboard(lang: str, request: Request, auth: ReviewerDep) -> HTMLResponse:
     filters = listing.Filters.parse(request.query_params)
     with services(request).session_factory() as db:
         rows = listing.list_rows(db, filters)
@@ -63,7 +64,7 @@ def dashboard(lang: str, request: Request, auth: ReviewerDep):
 
 
 @router.get("/{lang:lang}/graders/stuck")
-def stuck_page(lang: str, request: Request, auth: ReviewerDep):
+def stuck_page(lang: str, request: Request, auth: ReviewerDep) -> HTMLResponse:
     """Who is stuck: per exercise, learners with >= N failed attempts and no pass."""
     from app.graders import stuck
 
@@ -80,12 +81,12 @@ def stuck_page(lang: str, request: Request, auth: ReviewerDep):
 
 
 @router.get("/{lang:lang}/graders/submissions/{sub_id}")
-def detail(lang: str, sub_id: RowId, request: Request, auth: ReviewerDep, done: str = ""):
+def detail(lang: str, sub_id: RowId, request: Request, auth: ReviewerDep, done: str = "") -> HTMLResponse:
     return _detail(request, lang, sub_id, auth, done=done)
 
 
-def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "", error: str = "", status: int = 200,
-            typed: dict[str, str] | None = None):
+def _detail(request: Request, lang: str, sub_id: RowId, auth: Auth, *, done: str = "", error: str = "", status: int = 200,
+            typed: dict[str, str] | None = None) -> HTMLResponse:
     """The submission page; after a refused form, ``typed`` (kind, reason, verdict) refills that form."""
     with services(request).session_factory() as db:
         row = db.get(Submission, sub_id)
@@ -104,7 +105,7 @@ def _detail(request: Request, lang: str, sub_id: RowId, auth, *, done: str = "",
 
 @router.post("/{lang:lang}/graders/submissions/{sub_id}/{kind}", max_body_size=FORM_TEXT_BODY_LIMIT)
 async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, auth: ReviewerDep,
-                   reason: str = Form(""), verdict: str = Form("")):
+                   reason: str = Form(""), verdict: str = Form("")) -> Response:
     await csrf_protect(request, auth)
     if kind not in DONE:
         raise HTTPException(404)
@@ -121,7 +122,7 @@ async def act_form(lang: str, sub_id: RowId, kind: str, request: Request, auth: 
 
 
 @router.get("/{lang:lang}/graders/submissions/{sub_id}/{kind}")
-def act_address(lang: str, sub_id: RowId, kind: str, auth: ReviewerDep):
+def act_address(lang: str, sub_id: RowId, kind: str, auth: ReviewerDep) -> RedirectResponse:
     """A form's address opened again (a reload after an error, a copied link): the submission's page."""
     if kind not in DONE:
         raise HTTPException(404)
