@@ -2,11 +2,11 @@
 browser session. Reading is GET; note/override/re-run are POST (CSRF for cookie callers)."""
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
 
 from fastapi import Depends, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.accounts.auth import Auth
@@ -54,14 +54,14 @@ def listing_query(exercise: str = Query("", max_length=200), learner: str = Quer
     language; listing.Filters.parse reads them (and forgives the text fields)."""
 
 
-def _records(request: Request, with_result: bool) -> list[dict]:
+def _records(request: Request, with_result: bool) -> list[dict[str, Any]]:
     filters = listing.Filters.parse(request.query_params)
     with services(request).session_factory() as db:
         return [listing.export_record(r, with_result=with_result) for r in listing.list_rows(db, filters)]
 
 
 @router.get("/submissions", dependencies=[Depends(listing_query)], response_model=schemas.GraderList)
-async def list_json(request: Request, auth: ReviewerDep, download: str = Query("", max_length=8)):
+async def list_json(request: Request, auth: ReviewerDep, download: str = Query("", max_length=8)) -> JSONResponse:
     """Every submission matching ?exercise=&learner=&verdict=&from=&to= (flagged first), with
     the engine's Result, the source and the audit trail. Add ?download=1 for a file."""
     records = await run_in_threadpool(_records, request, True)
@@ -72,7 +72,7 @@ async def list_json(request: Request, auth: ReviewerDep, download: str = Query("
 
 
 @router.get("/submissions.csv", response_class=CSVResponse, dependencies=[Depends(listing_query)])
-async def list_csv(request: Request, auth: ReviewerDep):
+async def list_csv(request: Request, auth: ReviewerDep) -> Response:
     """The same rows as CSV (one line per submission, no source). Beside each code column its label
     in the requester's language (?lang=ko|en, else the browser's): exercise_title, status_label,
     state_label, verdict_label, effective_verdict_label, flags_labels, message_label."""
@@ -86,11 +86,11 @@ async def list_csv(request: Request, auth: ReviewerDep):
 
 @router.get("/stuck.csv", response_class=CSVResponse)
 async def stuck_csv(request: Request, auth: ReviewerDep, min: str = Query("", max_length=20),
-                    exercise: str = Query("", max_length=200), class_: str = Query("", alias="class", max_length=20)):
+                    exercise: str = Query("", max_length=200), class_: str = Query("", alias="class", max_length=20)) -> Response:
     """Who is stuck, per exercise (?min=N failed attempts, ?exercise=, ?class=ID for one class's learners), as CSV."""
     from app.graders import stuck
 
-    def load():
+    def load() -> list[stuck.ExerciseReport]:
         with services(request).session_factory() as db:
             return stuck.report(db, min_failures=stuck.parse_min(request.query_params.get("min")),
                                 exercise=(request.query_params.get("exercise") or "")[:64],
@@ -102,7 +102,7 @@ async def stuck_csv(request: Request, auth: ReviewerDep, min: str = Query("", ma
                     headers={"Cache-Control": "no-store", "Content-Disposition": 'attachment; filename="stuck.csv"'})
 
 
-async def _body(request: Request) -> dict:
+async def _body(request: Request) -> dict[str, Any]:
     try:
         data = loads_strict(await request.body() or b"{}")
     except JsonBodyError:
@@ -112,7 +112,7 @@ async def _body(request: Request) -> dict:
     return data
 
 
-def act(request: Request, auth, sub_id: RowId, kind: str, data: dict) -> dict:
+def act(request: Request, auth: Auth, sub_id: RowId, kind: str, data: dict[str, Any]) -> dict[str, Any]:
     """One grader action, committed; returns the audit entry. Shared by the API and the forms."""
     repeated = False
     with services(request).session_factory() as db:
@@ -141,8 +141,8 @@ def act(request: Request, auth, sub_id: RowId, kind: str, data: dict) -> dict:
     return out
 
 
-def _make(kind: str):
-    async def handler(sub_id: RowId, request: Request, auth: ReviewerWriterDep):
+def _make(kind: str) -> Callable[[RowId, Request, Auth], Awaitable[JSONResponse]]:
+    async def handler(sub_id: RowId, request: Request, auth: ReviewerWriterDep) -> JSONResponse:
         data = await _body(request)  # a refusal (ReviewError) is answered by app/routes/errors.py
         entry = await run_in_threadpool(act, request, auth, sub_id, kind, data)
         repeated = entry.pop("repeated", False)
@@ -156,11 +156,11 @@ def _make(kind: str):
     return handler
 
 
-def _action_body(kind: str) -> dict:
+def _action_body(kind: str) -> dict[str, Any]:
     """The JSON body each action reads (``_body`` and app/graders/reviews.py check it, with their own
     messages), described for the OpenAPI schema: a reason of 1 to 2,000 characters that is not only
     spaces, and for an override one of the verdicts a grader may set."""
-    properties: dict = {"reason": {"type": "string", "minLength": 1, "maxLength": reviews.MAX_REASON, "pattern": r"\S"}}
+    properties: dict[str, Any] = {"reason": {"type": "string", "minLength": 1, "maxLength": reviews.MAX_REASON, "pattern": r"\S"}}
     if kind == "override":
         properties["verdict"] = {"type": "string", "enum": list(vocab.OVERRIDE_VERDICTS)}
     schema = {"type": "object", "properties": properties, "required": sorted(properties)}
