@@ -2,12 +2,15 @@
 (mark one read, mark all read, the on-reply/off setting), and the same actions as JSON."""
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import Form, Request
-from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
 from app.accounts.deps import AuthDep, OptionalAuthDep, SessionDep, WriterDep
+from app.accounts.models import User
 from app.accounts.views import account_context, render
 from app.comments.permissions import can_moderate
 from app.comments.web import ui_lang
@@ -27,7 +30,7 @@ class Setting(BaseModel):
     mode: str = "reply"
 
 
-def _open_reports(db: Session, user) -> int | None:
+def _open_reports(db: Session, user: User) -> int | None:
     if not can_moderate(user):
         return None
     from app.reports.service import open_count
@@ -35,7 +38,7 @@ def _open_reports(db: Session, user) -> int | None:
 
 
 @router.get("/api/notifications/summary", response_model=schemas.Summary)
-def summary(request: Request, auth: AuthDep, db: SessionDep):
+def summary(request: Request, auth: AuthDep, db: SessionDep) -> JSONResponse:
     return JSONResponse({"unread": service.unread_count(db, auth.user), "inbox": _open_reports(db, auth.user)},
                         headers={"Cache-Control": "no-store"})
 
@@ -51,12 +54,12 @@ def _exercises(request: Request, lang: str) -> dict[str, tuple[str, str | None]]
     return out
 
 
-def _texts(request: Request, items: list, lang: str) -> dict[int, dict]:
+def _texts(request: Request, items: list[service.NotificationView], lang: str) -> dict[int, dict[str, str | None]]:
     """notification id -> {text, link} (and a verdict change's or a strike's note) for every item, in
     ``lang``: the page and the API describe a notification with the same sentence and the same link."""
     exercises = _exercises(request, lang) if any(n.review or n.strike for n in items) else {}
     titles = _lesson_titles(request, lang) if any(not n.review and not n.strike for n in items) else {}
-    out = {}
+    out: dict[int, dict[str, str | None]] = {}
     for n in items:
         if n.strike:
             title, _page = exercises.get(n.strike["exercise"], (None, None))
@@ -69,7 +72,7 @@ def _texts(request: Request, items: list, lang: str) -> dict[int, dict]:
             out[n.id] = {"text": service.verdict_text(n, lang, title), "note": n.review["note"],
                          "link": f"{page}?submission={n.review['submission']}" if page else None}
         else:
-            out[n.id] = {"text": service.comment_text(n, lang, titles.get(n.lesson_slug)),
+            out[n.id] = {"text": service.comment_text(n, lang, titles.get(n.lesson_slug) if n.lesson_slug else None),
                          "link": f"/{lang}/lessons/{n.lesson_slug}#comment-{n.comment_id}"}
     return out
 
@@ -79,7 +82,7 @@ def _lesson_titles(request: Request, lang: str) -> dict[str, str]:
 
 
 @router.get("/api/notifications", response_model=schemas.NotificationList)
-def list_notifications(request: Request, auth: AuthDep, db: SessionDep):
+def list_notifications(request: Request, auth: AuthDep, db: SessionDep) -> JSONResponse:
     """Your latest notifications, each with its sentence in your language (?lang=ko|en, else your
     language cookie or Accept-Language) and the link it leads to; a verdict change also carries the
     grader's note."""
@@ -98,21 +101,21 @@ def list_notifications(request: Request, auth: AuthDep, db: SessionDep):
 
 
 @router.post("/api/notifications/{notification_id}/read", response_model=schemas.ReadOne)
-def read_one_api(notification_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
+def read_one_api(notification_id: RowId, request: Request, auth: WriterDep, db: SessionDep) -> dict[str, Any]:
     changed = service.mark_read(db, auth.user, notification_id)
     db.commit()
     return {"read": True, "changed": changed, "unread": service.unread_count(db, auth.user)}
 
 
 @router.post("/api/notifications/read-all", response_model=schemas.ReadAll)
-def read_all_api(request: Request, auth: WriterDep, db: SessionDep):
+def read_all_api(request: Request, auth: WriterDep, db: SessionDep) -> dict[str, Any]:
     changed = service.mark_all_read(db, auth.user)
     db.commit()
     return {"changed": changed, "unread": 0}
 
 
 @router.put("/api/notifications/settings", response_model=schemas.ModeOut)
-def settings_api(data: Setting, request: Request, auth: WriterDep, db: SessionDep):
+def settings_api(data: Setting, request: Request, auth: WriterDep, db: SessionDep) -> dict[str, Any]:
     mode = service.set_mode(db, auth.user, data.mode)
     db.commit()
     return {"mode": mode}
@@ -121,7 +124,7 @@ def settings_api(data: Setting, request: Request, auth: WriterDep, db: SessionDe
 # ---- the page -------------------------------------------------------------------------------------
 
 @router.get("/{lang:lang}/notifications")
-def notifications_page(lang: str, request: Request, auth: OptionalAuthDep, db: SessionDep):
+def notifications_page(lang: str, request: Request, auth: OptionalAuthDep, db: SessionDep) -> Response:
     ui_lang(request, lang)
     if auth is None or auth.via != "cookie":
         return RedirectResponse(f"/{lang}/signin?next=/{lang}/notifications", status_code=303)
@@ -133,21 +136,22 @@ def notifications_page(lang: str, request: Request, auth: OptionalAuthDep, db: S
 
 
 @router.post("/{lang:lang}/notifications/{notification_id}/read")
-def read_one_form(lang: str, notification_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
+def read_one_form(lang: str, notification_id: RowId, request: Request, auth: WriterDep,
+                  db: SessionDep) -> RedirectResponse:
     service.mark_read(db, auth.user, notification_id)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)
 
 
 @router.post("/{lang:lang}/notifications/read-all")
-def read_all_form(lang: str, request: Request, auth: WriterDep, db: SessionDep):
+def read_all_form(lang: str, request: Request, auth: WriterDep, db: SessionDep) -> RedirectResponse:
     service.mark_all_read(db, auth.user)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)
 
 
 @router.post("/{lang:lang}/notifications/settings")
-def settings_form(lang: str, request: Request, auth: WriterDep, db: SessionDep, mode: str = Form("reply")):
+def settings_form(lang: str, request: Request, auth: WriterDep, db: SessionDep, mode: str = Form("reply")) -> RedirectResponse:
     service.set_mode(db, auth.user, mode)
     db.commit()
     return RedirectResponse(f"/{lang}/notifications", status_code=303)
