@@ -14,10 +14,12 @@ fingerprint of the user's progress rows) and no write:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Final, Literal
 
 from fastapi import Request
 
 from app.accounts import auth as authn
+from app.accounts.models import User
 from app.core.services import services
 from app.lessons.catalog import Lesson
 from app.progress.achievements import award_achievements, take_announcements
@@ -29,13 +31,14 @@ from app.progress.reading import opened_day, record_lesson_opened
 @dataclass
 class ReaderView:
     learner: LearnerState
-    context: dict = field(default_factory=dict)  # user, csrf_token, announcements for the templates
+    context: dict[str, Any] = field(default_factory=dict)  # user, csrf_token, announcements for the templates
 
 
-NOT_SIGNED_IN = False  # repeat_view's answer when the cookie names no session
+NOT_SIGNED_IN: Final = False  # repeat_view's answer when the cookie names no session
 
 
-def repeat_view(request: Request, lang: str, lessons: list[Lesson], lesson: Lesson | None = None):
+def repeat_view(request: Request, lang: str, lessons: list[Lesson],
+                lesson: Lesson | None = None) -> ReaderView | Literal[False] | None:
     """A repeat view answered by one Core SELECT and the memo: the ReaderView, NOT_SIGNED_IN when
     no session matches the cookie, or None when signed_in_view must do the full work (first view,
     progress changed, 'lesson opened' not known to be stored, expired session, Bearer header).
@@ -111,7 +114,8 @@ def signed_in_view(request: Request, lang: str, lessons: list[Lesson], lesson: L
         return ReaderView(learner, {**context, "announcements": announcements or new})
 
 
-def _view_keys(user, fingerprint: tuple, lang: str, slugs: tuple, lesson: Lesson | None) -> tuple[tuple, tuple | None]:
+def _view_keys(user: User, fingerprint: tuple[object, ...], lang: str, slugs: tuple[str, ...],
+               lesson: Lesson | None) -> tuple[tuple[object, ...], tuple[int, int, str, str, str] | None]:
     """The memo key of a view, and its 'lesson opened' key (user, epoch, lesson, language, local day)."""
     opened = None
     if lesson is not None:

@@ -9,12 +9,14 @@ Anything new that a template shows about the reader must be in reader_key(). The
 """
 from __future__ import annotations
 
+from typing import Any
+
 from app.accounts.models import User
 
 _USER_COLUMNS = tuple(c.key for c in User.__table__.columns)
 
 
-def reader_key(context: dict) -> tuple | None:
+def reader_key(context: dict[str, Any]) -> tuple[object, ...] | None:
     """The part of a page's cache key that names the reader; None when the page must not be kept."""
     if context.get("announcements"):
         return None
