@@ -4,12 +4,14 @@ server-rendered fragments (result, history, diff) in the page's language."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from fastapi import HTTPException, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
+from app.accounts.auth import Auth
 from app.accounts.deps import AuthDep, SessionDep, WriterDep
 from app.accounts.roles import Permission, can
 from app.core.answers import checked
@@ -34,7 +36,7 @@ api_router = make_router(prefix="/api/panel", tags=["panel"])
 router = make_router(include_in_schema=False)
 
 
-def exercise_config(exercise_id: str) -> dict | None:
+def exercise_config(exercise_id: str) -> dict[str, Any] | None:
     """What the editor needs: the starter (``starter_ko``: the same code with the comments of
     starter.ko.yaml, app/panel/starters.py), launch defaults and the limits to validate against."""
     from kernels.engine import UnknownExercise, load_exercise
@@ -54,7 +56,7 @@ def exercise_config(exercise_id: str) -> dict | None:
 
 
 @api_router.get("/exercises/{exercise_id}", response_model=schemas.ExerciseConfig)
-async def get_exercise(exercise_id: str):
+async def get_exercise(exercise_id: str) -> JSONResponse:
     """Starter code, launch defaults and limits for one exercise (public; cached briefly)."""
     if len(exercise_id) > 64:
         raise HTTPException(404)
@@ -72,17 +74,17 @@ def _to_lesson(request: Request, lang: str, exercise_id: str, query: str) -> Red
     return RedirectResponse(f"/{lang}/lessons/{slug}{query}#exercise" if slug else f"/{lang}/", status_code=303)
 
 
-def _fragment(request: Request, lang: str, template: str, **values) -> HTMLResponse:
+def _fragment(request: Request, lang: str, template: str, **values: Any) -> HTMLResponse:
     context = page_context(lang, "/", services(request).settings.site_name)
     context.update(values)
     html = services(request).templates.get_template(template).render(context)
     return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
-async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict:
+async def _visible_panel(request: Request, sub_id: int, lang: str, auth: Auth) -> dict[str, Any]:
     """The panel's view of one submission for its owner (graders: any); 404 for anyone else.
     ``source`` and ``launch`` are the submission's own, so the panel shows the code the result is about."""
-    def load():
+    def load() -> dict[str, Any] | None:
         with services(request).session_factory() as db:
             row = db.get(Submission, sub_id)
             if row is None or (row.user_id != auth.user.id and not can(auth.user.role, Permission.REVIEW_SUBMISSIONS)):
@@ -98,7 +100,7 @@ async def _visible_panel(request: Request, sub_id: int, lang: str, auth) -> dict
 
 
 @router.get("/{lang:lang}/panel/submissions/{sub_id}")
-async def result_fragment(lang: str, sub_id: RowId, request: Request, auth: AuthDep):
+async def result_fragment(lang: str, sub_id: RowId, request: Request, auth: AuthDep) -> Response:
     """The result with the submission's own code beside it (read-only, "Load into the editor")."""
     panel = await _visible_panel(request, sub_id, lang, auth)
     if opened_as_page(request):
@@ -108,7 +110,7 @@ async def result_fragment(lang: str, sub_id: RowId, request: Request, auth: Auth
 
 
 @api_router.get("/submissions/{sub_id}", response_model=schemas.PanelSubmission)
-async def result_json(sub_id: RowId, request: Request, auth: AuthDep, lang: str = ""):
+async def result_json(sub_id: RowId, request: Request, auth: AuthDep, lang: str = "") -> JSONResponse:
     """What the exercise panel shows of one of your submissions (graders: any), in ?lang=ko|en: the
     verdict the learner sees (a grader's override wins, with the automatic check's beside it),
     the speed tiers it earns, the XP it earns and the graders' notes."""
@@ -119,13 +121,13 @@ async def result_json(sub_id: RowId, request: Request, auth: AuthDep, lang: str 
 
 
 @api_router.post("/submissions/{sub_id}/profile", status_code=202, response_model=schemas.ProfileQueued)
-async def profile_submission(sub_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
+async def profile_submission(sub_id: RowId, request: Request, auth: WriterDep, db: SessionDep) -> dict[str, Any]:
     """"Profile this": the same kernel and launch again, graded as usual and with
     Nsight Compute counters where the grading host has ncu. A new submission of one's own: it
     counts against the job limits like any other."""
     from app.submissions import intake
 
-    def store():
+    def store() -> int | None:
         row = db.get(Submission, sub_id)
         if row is None or row.user_id != auth.user.id:
             return None
@@ -148,11 +150,11 @@ async def profile_submission(sub_id: RowId, request: Request, auth: WriterDep, d
 
 
 @router.get("/{lang:lang}/panel/exercises/{exercise_id}/history")
-async def history_fragment(lang: str, exercise_id: str, request: Request, auth: AuthDep):
+async def history_fragment(lang: str, exercise_id: str, request: Request, auth: AuthDep) -> Response:
     if opened_as_page(request):
         return _to_lesson(request, lang, exercise_id, "")
 
-    def load():
+    def load() -> list[dict[str, Any]]:
         with services(request).session_factory() as db:
             return own_history(db, auth.user.id, exercise_id[:64], lang)
 
@@ -160,10 +162,10 @@ async def history_fragment(lang: str, exercise_id: str, request: Request, auth: 
 
 
 @router.get("/{lang:lang}/panel/diff")
-async def diff_fragment(lang: str, a: RowIdQuery, b: RowIdQuery, request: Request, auth: AuthDep):
+async def diff_fragment(lang: str, a: RowIdQuery, b: RowIdQuery, request: Request, auth: AuthDep) -> HTMLResponse:
     """Diff of two of one's own submissions (graders: any two)."""
 
-    def load():
+    def load() -> tuple[int, int, list[tuple[str, str]], dict[str, Any] | None] | None:
         with services(request).session_factory() as db:
             rows = [row for row in (db.get(Submission, a), db.get(Submission, b)) if row is not None]
             reviewer = can(auth.user.role, Permission.REVIEW_SUBMISSIONS)
