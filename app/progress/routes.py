@@ -2,6 +2,8 @@
 ``Authorization: Bearer mkc_...`` and skip CSRF with the same permissions."""
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import Request
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
@@ -13,33 +15,34 @@ from app.accounts.models import User
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.languages import api_lang
 from app.core.services import services
-from app.lessons.catalog import Catalog
+from app.lessons.catalog import Catalog, Lesson
 from app.progress import schemas, xp
 from app.progress.achievements import award_achievements, earned_achievements, mark_announced
-from app.progress.learner import completed_lessons, learner_state, strip_json
+from app.progress.learner import LearnerState, completed_lessons, learner_state, strip_json
 from app.progress.reading import complete_lesson, merge_browser_progress
+from app.progress.registry import Achievement
 from app.templating import page_context
 
 router = make_router(prefix="/api")
 
 
-def _lessons(request: Request):
+def _lessons(request: Request) -> list[Lesson]:
     shared = services(request)
     return shared.get(Catalog).snapshot().visible(shared.settings.show_drafts)
 
 
-def _achievements_json(achievements, lang):
+def _achievements_json(achievements: list[Achievement], lang: str) -> list[dict[str, str]]:
     return [{"id": a.id, "icon": a.icon, "name": a.name[lang], "description": a.description[lang]}
             for a in achievements]
 
 
-def _strip_html(request: Request, lang: str, state, lessons) -> str:
+def _strip_html(request: Request, lang: str, state: LearnerState, lessons: list[Lesson]) -> str:
     context = page_context(lang, "/", services(request).settings.site_name)
     context.update(learner=state, lesson_slugs=[lesson.slug for lesson in lessons])
     return services(request).templates.get_template("partials/strip.html").render(context)
 
 
-def _progress_json(db: Session, user: User, request: Request, lang: str) -> dict:
+def _progress_json(db: Session, user: User, request: Request, lang: str) -> dict[str, Any]:
     lessons = _lessons(request)
     completed = completed_lessons(db, user)
     state = learner_state(db, user, lessons, lang)
@@ -54,7 +57,7 @@ def _progress_json(db: Session, user: User, request: Request, lang: str) -> dict
 
 
 @router.get("/me", response_model=schemas.Progress)
-def me(request: Request, auth: AuthDep, db: SessionDep):
+def me(request: Request, auth: AuthDep, db: SessionDep) -> dict[str, Any]:
     return _progress_json(db, auth.user, request, api_lang(request))
 
 
@@ -64,7 +67,7 @@ class MergeBody(BaseModel):
 
 
 @router.post("/progress/merge", dependencies=CSRF, max_body_size=FORM_TEXT_BODY_LIMIT, response_model=schemas.ProgressMerged)
-def merge(body: MergeBody, request: Request, auth: AuthDep, db: SessionDep):
+def merge(body: MergeBody, request: Request, auth: AuthDep, db: SessionDep) -> dict[str, Any]:
     """The visitor's localStorage progress joins the account: union, earliest time kept."""
     lang = api_lang(request)
     lessons = _lessons(request)
@@ -82,7 +85,7 @@ class CompleteBody(BaseModel):
 
 
 @router.post("/progress/lessons/{slug}/complete", dependencies=CSRF, response_model=schemas.LessonCompleted)
-def complete(slug: str, request: Request, auth: AuthDep, db: SessionDep, body: CompleteBody | None = None):
+def complete(slug: str, request: Request, auth: AuthDep, db: SessionDep, body: CompleteBody | None = None) -> dict[str, Any]:
     lang = api_lang(request)
     lessons = _lessons(request)
     lesson = next((item for item in lessons if item.slug == slug), None)
@@ -98,7 +101,7 @@ def complete(slug: str, request: Request, auth: AuthDep, db: SessionDep, body: C
 
 
 @router.get("/users/{username}/progress", response_model=schemas.Progress)
-def user_progress(username: str, request: Request, auth: ProgressViewerDep, db: SessionDep):
+def user_progress(username: str, request: Request, auth: ProgressViewerDep, db: SessionDep) -> dict[str, Any]:
     user = users.find_user(db, username)
     if user is None:
         raise AccountsError("not_found", status=404)
@@ -113,7 +116,7 @@ class AdjustBody(BaseModel):
 
 
 @router.post("/xp/adjust", dependencies=CSRF, response_model=schemas.XpAdjusted)
-def adjust_xp(body: AdjustBody, request: Request, auth: XpAdjusterDep, db: SessionDep):
+def adjust_xp(body: AdjustBody, request: Request, auth: XpAdjusterDep, db: SessionDep) -> dict[str, Any]:
     """A grader's override: a compensating ledger entry, idempotent per ``reference``."""
     user = users.find_user(db, body.username)
     if user is None:
@@ -134,7 +137,7 @@ class RoleBody(BaseModel):
 
 
 @router.post("/admin/users/{username}/role", dependencies=CSRF, response_model=schemas.RoleChanged)
-def set_role(username: str, body: RoleBody, request: Request, auth: UserManagerDep, db: SessionDep):
+def set_role(username: str, body: RoleBody, request: Request, auth: UserManagerDep, db: SessionDep) -> dict[str, Any]:
     user = users.find_user(db, username)
     if user is None:
         raise AccountsError("not_found", status=404)
