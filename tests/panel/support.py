@@ -3,6 +3,7 @@ cookie sessions), and graded rows built from real engine Result objects."""
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -104,16 +105,19 @@ class LiveServer:
     def __init__(self, data_dir, **settings: str):
         """``settings``: more MKC_ settings for the server (e.g. ``lessons_dir``)."""
         from app.bench.submissions_server import Server
-        from app.core.db import make_engine, make_session_factory
 
         # Any: these are all MKC_ strings, but a dict[str, str] would be checked against port= and workers=
         server_settings: dict[str, Any] = {"dispatcher_gpu": "off", "signin_user_limit": "1000/60",
                                            "signin_ip_limit": "1000/60", **settings}
         self.server = Server(data_dir, **server_settings).start()
         self.url, self.db_url = self.server.url, self.server.db_url
-        self.engine = make_engine(self.db_url)
-        self.state = type("State", (), {"session_factory": make_session_factory(self.engine)})()
-        self.app = type("App", (), {"state": self.state})()  # what add_user / insert_graded expect
+        # an app over the server's database, never served: add_user / insert_graded reach the rows through
+        # its services, as they do for an app under test
+        from app.core.config import Settings
+        from app.factory import create_app
+
+        self.app = create_app(Settings(database_url=self.db_url, data_dir=Path(data_dir) / "probe"))
+        self.engine = app_services(self.app).engine
 
     def stop(self):
         self.server.stop()
