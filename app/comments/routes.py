@@ -147,9 +147,10 @@ def hide_comment(comment_id: RowId, request: Request, auth: WriterDep, db: Sessi
 
 
 @router.post("/api/comments/{comment_id}/unhide", response_model=schemas.CommentVisibility)
-# the name this action had first; API-token clients may still call it, so it stays as an alias
-@router.post("/api/comments/{comment_id}/restore", response_model=schemas.CommentVisibility, deprecated=True)
-def restore_comment(comment_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
+# the name this action had first; API-token clients may still call it, so it stays as an alias, left out of
+# the API docs so that one action is documented once
+@router.post("/api/comments/{comment_id}/restore", response_model=schemas.CommentVisibility, include_in_schema=False)
+def unhide_comment(comment_id: RowId, request: Request, auth: WriterDep, db: SessionDep):
     ui_lang(request)
     service.set_hidden(db, auth.user, comment_id, False)
     db.commit()

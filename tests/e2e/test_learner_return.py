@@ -34,7 +34,7 @@ def _complete_first_lesson(live, username: str) -> str:
 
     lessons = [lesson for lesson in load_catalog(PROJECT_ROOT / "lessons", STATIC_DIR, PROJECT_ROOT / "kernels").lessons
                if lesson.published]
-    with app_services(live).session_factory() as db:
+    with app_services(live.app).session_factory() as db:
         user = db.scalar(select(User).where(User.username == username))
         complete_lesson(db, user, lessons[0], "en")
         db.commit()
