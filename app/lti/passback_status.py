@@ -43,10 +43,12 @@ def for_class(db: Session, row: CourseClass) -> LmsLink | None:
     context = courses.context_of_class(db, row)
     if context is None:
         return None
-    scores = db.scalars(select(LtiScore).where(LtiScore.context_id == context.id))
-    return LmsLink(page=f"/lti/courses/{context.id}", scores={
-        (s.user_id, s.assignment_id): SentScore(_state(s), s.score, s.out_of, s.sent_score, s.sent_at,
-                                                s.next_try_at if _state(s) == "retrying" else None) for s in scores})
+    scores: dict[tuple[int, int], SentScore] = {}
+    for s in db.scalars(select(LtiScore).where(LtiScore.context_id == context.id)):
+        state = _state(s)
+        scores[(s.user_id, s.assignment_id)] = SentScore(state, s.score, s.out_of, s.sent_score, s.sent_at,
+                                                         s.next_try_at if state == "retrying" else None)
+    return LmsLink(page=f"/lti/courses/{context.id}", scores=scores)
 
 
 def _state(score: LtiScore) -> str:
