@@ -21,8 +21,9 @@ LAUNCH_RE = re.compile(r"^//\s*launch:\s*(\{.*\})", re.M)
 # The committed solution that proves each exercise's tiers (all of them, in one grading), as
 # (exercise folder, file). gemm and gemm_fast share the kernel contract, so gemm's cuBLAS-50 %
 # tier is proven by gemm_fast's 128x128 kernel (gemm's own regtile_64x64 reaches 0.35 of cuBLAS
-# on an H100: kernels/results/logs/h100-2026-11-26-tiers-all-solutions.log; the proofs themselves pass in
-# kernels/results/logs/h100-2026-11-26-tiers.log).
+# on an H100: kernels/results/logs/h100-2026-11-26-tiers-all-solutions.log; the proofs themselves pass on
+# an H100 in kernels/results/logs/h100-2026-11-26-tiers-final.log and on an H200 in
+# kernels/results/logs/h200-2026-11-26-tiers.log).
 # hgemm's 25 %-of-cuBLAS-HGEMM tier is proven by its own two-stage cp.async WMMA kernel.
 PROOF = {"col_sum": ("col_sum", "float4_columns.cu"), "row_sum": ("row_sum", "float4_warp_per_row.cu"),
          "transpose": ("transpose", "tile64.cu"), "gemm": ("gemm_fast", "regtile_128x128.cu"),
