@@ -5,7 +5,8 @@ purpose, so the parent's deadline, crash and output handling can be tested witho
 modes: hang_in_launch | hang_in_timing | crash_mid_job | die_before_ack | flood_stdout | slow | too_slow | gated
 | ok; gated: waits for the file $FAKE_GATE.1 before it says "timed", for $FAKE_GATE.2 before its result;
 deferred_<mode>:
-say "loaded" first and wait for "warm" (a preloaded spare)
+say "loaded" first and wait for "warm" (a preloaded spare). A "prime" line before the job is read
+(and noted in the file $FAKE_PRIMED, if set).
 """
 
 import json
@@ -29,6 +30,11 @@ def main():
             return
     send({"ev": "ready", "gpu": {"name": "Fake GPU"}, "versions": {}})
     line = sys.stdin.readline()
+    if line.strip() == "prime":  # the first launches, told once no job is being timed
+        marker = os.environ.get("FAKE_PRIMED")
+        if marker:
+            open(marker, "a").write(f"{os.getpid()}\n")
+        line = sys.stdin.readline()
     if not line:
         return
     if mode == "die_before_ack":

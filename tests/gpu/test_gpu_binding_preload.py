@@ -54,18 +54,18 @@ def fake_pool(monkeypatch, tmp_path, command, job_s: float):
 
 
 def spare_when(runner, test, timeout: float = 30.0):
-    """The runner's spare once ``test(spare)`` holds (None after ``timeout``)."""
+    """The runner's next spare once ``test(spare)`` holds (None after ``timeout``)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with runner._spare_mutex:
-            spare = runner._spare
+            spare = runner._spares[0] if runner._spares else None
         if spare is not None and test(spare):
             return spare
         time.sleep(0.01)
     return None
 
 
-def test_the_next_worker_loads_during_the_job_and_warms_after_it(monkeypatch, tmp_path):
+def test_two_spares_load_during_the_job_and_the_next_job_takes_one(monkeypatch, tmp_path):
     from kernels.engine.gpu.runner import run_job
 
     started = []
@@ -78,11 +78,12 @@ def test_the_next_worker_loads_during_the_job_and_warms_after_it(monkeypatch, tm
     seen = {}
     first_done: list[bool] = []
 
-    def look():  # during the first (1 s) job: the next worker exists, loaded, not warmed
-        # (waits for it rather than sleeping a fixed time: under load the first worker's own start
-        # can take longer than any fixed guess, which made this test flaky)
-        spare = spare_when(runner, lambda s: s.alive())
-        seen["spare"] = spare is not None and spare.ready is None and not first_done
+    def look():  # during the first (1 s) job: two spares exist, the first told to make its context
+        # (waits for them rather than sleeping a fixed time: under load the first worker's own start
+        # can take longer than any fixed guess)
+        spare = spare_when(runner, lambda s: s.alive() and len(runner._spares) == 2)
+        seen["spare"] = spare is not None and spare.warm_sent and not spare.prime_sent and not first_done
+        seen["second"] = spare is not None and not runner._spares[1].warm_sent
     try:
         watcher = threading.Thread(target=look)
         watcher.start()
@@ -93,9 +94,10 @@ def test_the_next_worker_loads_during_the_job_and_warms_after_it(monkeypatch, tm
     finally:
         runner.shutdown()
     assert first.verdict.value == second.verdict.value == "PASSED"
-    assert seen["spare"], "no worker was loading while the first job ran"
+    assert seen == {"spare": True, "second": True}, "no two workers were loading while the first job ran"
     assert first.versions["gpu_cold_start"] == "True" and second.versions["gpu_cold_start"] == "False"
-    assert [deferred for _, deferred in started][:2] == [False, True]
+    assert [deferred for _, deferred in started][:3] == [False, True, True]
+    assert len(started) == 4  # the second job took one spare and started one more
 
 
 def test_real_sandboxed_worker_preloads_without_touching_the_gpu():
@@ -116,21 +118,28 @@ def test_real_sandboxed_worker_preloads_without_touching_the_gpu():
         w.close()
 
 
-def test_the_next_worker_warms_once_the_job_in_hand_has_timed_its_last_round(monkeypatch, tmp_path):
-    """Not while the job is timed, and not only at the next job: when the worker says "timed"."""
+def test_the_next_worker_launches_nothing_until_the_job_in_hand_has_timed_its_last_round(monkeypatch, tmp_path):
+    """Its context is made during the job (that queues no GPU work); its first launches ("prime")
+    wait until the worker says "timed", and then come before the job ends."""
     from kernels.engine.gpu.runner import run_job
 
     gate = str(tmp_path / "gate")
+    primed = tmp_path / "primed"
     monkeypatch.setenv("FAKE_GATE", gate)
+    monkeypatch.setenv("FAKE_PRIMED", str(primed))
     runner, ex, plan = fake_pool(monkeypatch, tmp_path, lambda opts, fd, sandboxed: [
         sys.executable, str(FAKE), str(fd), "deferred_gated" if opts.get("deferred") else "gated"], job_s=60.0)
     seen = {}
 
     def steer():
-        spare = spare_when(runner, lambda s: s.alive())
-        seen["before"] = spare is not None and not spare.warm_sent  # the job is "timing" now
+        spare = spare_when(runner, lambda s: s.alive() and s.warm_sent)
+        seen["before"] = spare is not None and not spare.prime_sent  # the job is "timing" now
         Path(gate + ".1").touch()  # the job's last round: it says "timed"
-        seen["after"] = spare_when(runner, lambda s: s.warm_sent) is spare is not None
+        seen["after"] = spare_when(runner, lambda s: s.prime_sent) is spare is not None
+        deadline = time.monotonic() + 30
+        while not primed.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen["primed"] = primed.exists() and int(primed.read_text().split()[0]) == spare.proc.pid
         Path(gate + ".2").touch()
 
     watcher = threading.Thread(target=steer)
@@ -141,4 +150,4 @@ def test_the_next_worker_warms_once_the_job_in_hand_has_timed_its_last_round(mon
     finally:
         runner.shutdown()
     assert result.verdict.value == "PASSED"
-    assert seen == {"before": True, "after": True}
+    assert seen == {"before": True, "after": True, "primed": True}

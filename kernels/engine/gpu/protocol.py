@@ -1,15 +1,19 @@
 """The GPU worker's side of its protocol: JSON lines on the file descriptor the parent passed as
 argv[1] (stdout is left to the learner's device printf, which the parent captures and caps).
 
+Lines the parent writes to the worker's stdin, in this order: "warm" (a deferred worker only:
+create the context now), "prime" (optional: the first launches, sent once no job on this GPU is
+being timed), then the job (one JSON object).
+
 Events (the parent, worker_process.py, reads them):
   {"ev": "loaded"}                                   deferred start only: imported, no GPU yet
-  {"ev": "ready", "gpu": {...}, "versions": {...}}
+  {"ev": "ready", "gpu": {...}, "versions": {...}}   context and cuBLAS handle made, nothing launched
   {"ev": "broken", "stage": "start", "error": str}   no usable GPU in here
   {"ev": "phase", "name": "checking"|"timing"}
   {"ev": "watch", "limit": seconds, "what": ...}     the parent kills us if this takes too long
   {"ev": "unwatch"}
   {"ev": "timed"}                                    the last timed round ran: only host checks and the
-                                                     Result follow (the parent warms the next worker)
+                                                     Result follow (the parent primes the next worker)
   {"ev": "result", "result": {...}}                  ``Result.to_dict()``
 
 Standard library only.

@@ -2,10 +2,11 @@
 
 One job = one fresh worker process (spawned with exec, never forked after CUDA init), sandboxed
 by bubblewrap (sandbox.py), which exits after the job. To keep its start-up (import CuPy, create
-the context, cuBLAS handle: about a second) off the learner's clock, the next job's worker is
-started as soon as the current job is handed over: it imports on CPU while the GPU works, and
-creates its CUDA context once the current job has timed its last round (the worker says "timed"),
-so it never warms while a job is being timed, and the next job does not wait for it. Only one
+the context, cuBLAS handle: about a second) off the learner's clock, spare workers are started as
+soon as the current job is handed over: they import on CPU while the GPU works; the first creates
+its CUDA context at once (which queues no GPU work) and makes its first launches once the current
+job has timed its last round (the worker says "timed"), so nothing of it runs on the GPU while a
+job is being timed, and the next job does not wait for it. Only one
 job uses the GPU at a time: an flock on a lock file, shared by every process on this machine
 (several web workers, the benchmark commands): gpu_lock.py.
 
@@ -14,8 +15,8 @@ the whole process group when a watch or the job's own deadline expires: TIME_LIM
 
 The pieces: one worker process (start, protocol, device output capture, kill) is
 worker_process.py; the job sent to it and the Result made of its answer are jobs.py; the
-reference kernels' trusted compile is trusted_compile.py. This module keeps the pool (one spare
-worker, warmed under the GPU lock), the deadlines and ``run_job``.
+reference kernels' trusted compile is trusted_compile.py. This module keeps the pool (spare
+workers), the deadlines and ``run_job``.
 """
 
 from __future__ import annotations
@@ -44,26 +45,32 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+# Spare workers kept per runner. A job's GPU time (about half a second) is shorter than a worker's
+# imports (about 0.6 s of CPU): with one spare, a queued job would wait for the rest of them.
+SPARE_WORKERS = 2
+
+
 class GpuRunner:
     def __init__(self, limits: Limits | None = None, *, keep_spare: bool | None = None):
         self.limits = limits or Limits()
         self.lock = GpuLock()
         self.keep_spare = engine_settings().gpu_spare if keep_spare is None else keep_spare
-        self._spare: Worker | None = None
+        self._spares: list[Worker] = []  # the next job takes the first
         self._spare_mutex = threading.Lock()
         self._warming: threading.Thread | None = None
         # where the last job's time went, in ms (waits, the job, the worker's reaping; the worker's
         # own start-up and stages): for benchmarks, never part of a Result
         self.last_profile: dict[str, Any] = {}
 
-    # The spare's process starts (imports, on CPU) while the current job runs (``_preload``); its
-    # CUDA context is created once that job timed its last round (``_warm_spare_now``, the lock still
-    # held for the job's host checks), or here with the GPU lock held: never while a job is timed.
+    # Spares start (imports, on CPU) as soon as a job is handed over (``_preload``); the first of
+    # them creates its CUDA context at once (no launch: it moves no timed window) and makes its
+    # first launches once that job has timed its last round (``_prime_next``). With no spare at hand
+    # (the first job, or after a failure) one is warmed here with the GPU lock held.
     def _warm_spare(self) -> None:
         try:
             with self.lock:
                 with self._spare_mutex:
-                    w, self._spare = self._spare, None
+                    w = self._spares.pop(0) if self._spares else None
                 if w is None or not w.alive():
                     if w is not None:
                         w.kill()
@@ -75,46 +82,58 @@ class GpuRunner:
                     w.kill()
                     return
             with self._spare_mutex:
-                old, self._spare = self._spare, w
-            if old is not None:
+                self._spares.insert(0, w)
+                extra = self._spares[SPARE_WORKERS:]
+                del self._spares[SPARE_WORKERS:]
+            for old in extra:
                 old.kill()
         except Exception:
             log.exception("warming a spare GPU worker failed")
 
     def _preload(self) -> None:
-        """Start the next job's worker now, without touching the GPU (it imports while we time)."""
+        """Top the spares up (they import while the job in hand runs) and let the first one create
+        its CUDA context now."""
         if not self.keep_spare:
             return
         with self._spare_mutex:
-            if self._spare is not None:
-                return
-        try:
-            w = new_worker(self.limits, deferred=True)
-        except Exception:
-            log.exception("preloading the next GPU worker failed")
-            return
-        with self._spare_mutex:
-            old, self._spare = self._spare, w
-        if old is not None:
-            old.kill()
-
-    def _warm_spare_now(self) -> None:
-        """The job in hand timed its last round (only host checks and its Result are left): the
-        preloaded worker creates its CUDA context now, in that time, instead of at the start of the
-        next job with the GPU lock held. Nothing is being timed, so it disturbs no measurement."""
-        with self._spare_mutex:
-            spare = self._spare
-        if spare is not None and spare.alive():
+            dead = [w for w in self._spares if not w.alive()]
+            self._spares = [w for w in self._spares if w.alive()]
+            missing = SPARE_WORKERS - len(self._spares)
+        for w in dead:
+            w.kill()
+        started = []
+        for _ in range(missing):
             try:
-                spare.start_warming()
+                started.append(new_worker(self.limits, deferred=True))
+            except Exception:
+                log.exception("preloading the next GPU worker failed")
+                break
+        with self._spare_mutex:
+            self._spares.extend(started)
+            head = self._spares[0] if self._spares else None
+        if head is not None:
+            try:
+                head.start_warming()
             except OSError:  # it died; _take_spare starts another
                 log.warning("the preloaded GPU worker could not be told to warm up")
+
+    def _prime_next(self) -> None:
+        """The job in hand timed its last round (only host checks and its Result are left): the next
+        worker makes its first launches now, in that time, instead of at the start of the next job."""
+        with self._spare_mutex:
+            spare = self._spares[0] if self._spares else None
+        if spare is not None and spare.alive():
+            try:
+                spare.prime()
+            except OSError:  # it died; _take_spare starts another
+                log.warning("the preloaded GPU worker could not be told to prime")
 
     def warm_in_background(self) -> None:
         if not self.keep_spare:
             return
         with self._spare_mutex:
-            if self._spare is not None and self._spare.alive() and self._spare.ready is not None:
+            head = self._spares[0] if self._spares else None
+            if head is not None and head.alive() and head.ready is not None:
                 return
             if self._warming is not None and self._warming.is_alive():
                 return
@@ -122,9 +141,9 @@ class GpuRunner:
             self._warming.start()
 
     def _take_spare(self) -> Worker | None:
-        """The spare, warmed (call with the GPU lock held); None when there is none that works."""
+        """The first spare, warmed (call with the GPU lock held); None when there is none that works."""
         with self._spare_mutex:
-            w, self._spare = self._spare, None
+            w = self._spares.pop(0) if self._spares else None
         if w is None:
             return None
         if w.alive() and w.ready is None:
@@ -140,8 +159,9 @@ class GpuRunner:
     def shutdown(self) -> None:
         if self._warming is not None:
             self._warming.join(timeout=self.limits.start_s)
-        w = self._take_spare()
-        if w is not None:
+        with self._spare_mutex:
+            spares, self._spares = self._spares, []
+        for w in spares:
             w.kill()
 
     def run(self, job: Job, on_event: Callable[[Event], None]) -> tuple[Event, Worker]:
@@ -234,7 +254,7 @@ class GpuRunner:
                 phase = ev.get("name", phase)
                 on_event(ev)
             elif kind == "timed":
-                self._warm_spare_now()
+                self._prime_next()
             elif kind in ("result", "broken"):
                 return ev
 

@@ -1,13 +1,16 @@
 """The GPU worker: one process, one job, then exit (run inside the GPU sandbox).
 
 Lifecycle: start (import cupy, create the context, set small printf/malloc limits before any
-launch, warm cuBLAS, allocate the L2 flush buffer) -> tell the parent "ready" -> read ONE job
-from stdin -> check correctness -> time -> send the Result -> exit. A fresh process per job
-means a poisoned context (illegal address), leaked memory or state left in __device__
+launch, create the cuBLAS handle, allocate the L2 flush buffer: no launch yet) -> tell the parent
+"ready" -> optionally read "prime" (the first launches) -> read ONE job from stdin (priming first
+if that was not done) -> check correctness -> time -> send the Result -> exit. A fresh process per
+job means a poisoned context (illegal address), leaked memory or state left in __device__
 variables never reaches the next learner.
 
 With ``"deferred": true`` in its options it imports first, says {"ev": "loaded"} and waits for a
-"warm" line on stdin before it touches the GPU (the parent starts it while another job is timed).
+"warm" line on stdin before it touches the GPU. The parent keeps such spares: one creates its
+context while another process's job runs (making a context queues no GPU work, so it cannot move a
+timed window) and is told "prime" only once that job has timed its last round.
 
 The events it sends are listed in protocol.py; the last one carries ``Result.to_dict()``, built
 here from the Result dataclasses and the message codes of codes.py (the parent only adds what it
@@ -40,7 +43,7 @@ from typing import Any
 from .. import codes
 from ..result import CorrectnessCase, Message, Mismatch, Result, Verdict, safe_number
 from .budget import TooSlow, timing_deadline, too_slow_message
-from .device import set_process_limits, start_device
+from .device import prime_device, set_process_limits, start_device
 from .launching import (
     CudaFault,
     JobFailed,
@@ -208,16 +211,24 @@ def main(argv: list[str]) -> int:
         from .timing import L2Flusher
 
         t_flusher = time.perf_counter()
-        flusher = L2Flusher()
+        flusher = L2Flusher()  # allocated only: its first write is part of priming
         startup["flusher_ms"] = (time.perf_counter() - t_flusher) * 1e3
         startup["warm_ms"] = (time.perf_counter() - t_warm) * 1e3
     except Exception as exc:  # no usable GPU in here: say so, the parent answers UNAVAILABLE
         send({"ev": "broken", "stage": "start", "error": f"{type(exc).__name__}: {exc}"[:500]})
         return 3
     send({"ev": "ready", "gpu": asdict(gpu), "versions": versions, "startup_ms": startup})
+    # "prime" (optional, once the job being timed elsewhere on this GPU has timed its last round):
+    # the first launches now, so the job that comes next does not wait for them.
     line = sys.stdin.readline()
+    primed: dict[str, float] = {}
+    if line.strip() == "prime":
+        prime(flusher, primed)
+        line = sys.stdin.readline()
     if not line.strip():
         return 0  # the parent went away or shut the spare down
+    if not primed:
+        prime(flusher, primed)
     job = json.loads(line)
     profile: dict[str, float] = {}
     try:
@@ -232,8 +243,18 @@ def main(argv: list[str]) -> int:
         result = Result(verdict=Verdict.RUNTIME_ERROR, exercise=job["exercise"]["id"],
                         message=Message(codes.RUNTIME_ERROR, {"cuda_error": cuda_error_name(exc)}))
     result.gpu, result.versions = gpu, versions
+    profile.update(primed)
     send({"ev": "result", "result": result.to_dict(), "profile_ms": profile})
     return 0
+
+
+def prime(flusher: Any, into: dict[str, float]) -> None:
+    """The worker's first GPU work (device.prime_device, one L2 flush), timed into ``into``."""
+    import cupy
+
+    prime_device(into)
+    flusher()
+    cupy.cuda.get_current_stream().synchronize()
 
 
 def preload_cublas() -> None:

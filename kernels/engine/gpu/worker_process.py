@@ -3,8 +3,9 @@ worker.py): start it in bubblewrap (sandbox.py) in its own session, read its pro
 (protocol.py) with deadlines, send it a job, capture and cap the learner's device printf from its
 stdout, kill its process group.
 
-A worker can be started ``deferred``: it imports (CPU only) at once and creates its CUDA context
-only when told to ("warm"), so the next job's worker loads while the current job is being timed.
+A worker can be started ``deferred``: it imports (CPU only) at once, creates its CUDA context
+only when told to ("warm", no launch), and makes its first launches when told to ("prime") or when
+its job comes: so the next job's worker loads and starts while the current job is being timed.
 Every worker is started from one long-lived thread (``new_worker``; see the note there).
 """
 
@@ -67,6 +68,7 @@ class Worker:
         self._buf = b""
         self.ready: Event | None = None
         self.warm_sent = not deferred
+        self.prime_sent = False
         self.output = bytearray()
         self.output_total = 0
         self.stderr = bytearray()
@@ -128,6 +130,14 @@ class Worker:
         if not self.warm_sent:
             self._send(b"warm\n")
             self.warm_sent = True
+
+    def prime(self) -> None:
+        """Tell the worker to make its first launches now (it warms first if it was not told to);
+        the job sent later waits in the pipe behind this line."""
+        self.start_warming()
+        if not self.prime_sent:
+            self._send(b"prime\n")
+            self.prime_sent = True
 
     def alive(self) -> bool:
         return self.proc.poll() is None
