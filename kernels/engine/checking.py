@@ -120,6 +120,29 @@ def matmul_reference(inputs: Inputs, sizes: Sizes) -> np.ndarray:
     return ref
 
 
+# float64 copies (and their absolute values) of the B matrices that timed rounds are re-checked
+# against, by array: a job re-checks several rounds drawn from the same few input arrays, and
+# converting B once per round cost more than the product itself (about 40 ms at 2048 x 2048).
+# Each entry keeps its array alive, so an id is never reused while cached; a handful of entries
+# cover one job (its pool variants at each timing size).
+_FLOAT64_CACHE: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+FLOAT64_CACHE_ENTRIES = 8
+
+
+def float64_of(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``array`` as float64 and its absolute value, made once per array (inputs are never changed
+    on the host: they are the truth the GPU's copies are compared with)."""
+    hit = _FLOAT64_CACHE.get(id(array))
+    if hit is not None and hit[0] is array:
+        return hit[1], hit[2]
+    as64 = array.astype(np.float64)
+    entry = (array, as64, np.abs(as64))
+    while len(_FLOAT64_CACHE) >= FLOAT64_CACHE_ENTRIES:
+        _FLOAT64_CACHE.pop(next(iter(_FLOAT64_CACHE)), None)
+    _FLOAT64_CACHE[id(array)] = entry
+    return entry[1], entry[2]
+
+
 def check_matmul(got: npt.ArrayLike, inputs: Inputs, sizes: Sizes, *,
                  tolerance: Mapping[str, Any] | None = None,
                  sample: np.random.Generator | None = None, default_c: float,
@@ -133,8 +156,8 @@ def check_matmul(got: npt.ArrayLike, inputs: Inputs, sizes: Sizes, *,
     got = np.asarray(got).reshape(M, N)
     rows = sample_indices(M, sample, sample_rows)
     A64 = A[rows].astype(np.float64)
-    B64 = B.astype(np.float64)
+    B64, B64_abs = float64_of(B) if sample is not None else (B.astype(np.float64), None)
     ref = A64 @ B64
-    tol = summation_bound(c, K, np.abs(A64) @ np.abs(B64), ref)
+    tol = summation_bound(c, K, np.abs(A64) @ (np.abs(B64) if B64_abs is None else B64_abs), ref)
     g = got[rows].astype(np.float64)
     return first_mismatch(out_of_bound(g, ref, tol), g, ref, lambda pos: [rows[pos[0]], pos[1]])

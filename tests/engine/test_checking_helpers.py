@@ -52,3 +52,31 @@ def test_the_first_mismatch_names_index_got_and_expected():
     assert first_mismatch(bad, got, expected, index_of=lambda pos: [40 + pos[0], pos[1]]) == {
         "index": [41, 1], "got": 7.0, "expected": 2.0}
     assert first_mismatch(np.zeros((2, 2), dtype=bool), got, expected) is None
+
+
+def test_rechecks_convert_each_b_to_float64_once_and_still_catch_a_wrong_value():
+    """Timed rounds are re-checked against a few input arrays many times: B's float64 copy is made
+    once per array, and a value one ulp-bound away in a sampled row is still found."""
+    import numpy as np
+
+    from kernels.engine import checking
+    from kernels.gemm import reference
+
+    sizes = {"M": 64, "N": 48, "K": 32}
+    inputs = reference.generate_inputs(sizes, np.random.default_rng(7))
+    exact = inputs["A"].astype(np.float64) @ inputs["B"].astype(np.float64)
+    first = checking.float64_of(inputs["B"])
+    assert checking.float64_of(inputs["B"])[0] is first[0]  # the same copy, not a new one
+    assert np.array_equal(first[0], inputs["B"].astype(np.float64))
+    assert np.array_equal(first[1], np.abs(inputs["B"].astype(np.float64)))
+    other = inputs["B"].copy()
+    assert checking.float64_of(other)[0] is not first[0]  # an equal but distinct array: its own copy
+    wrong = exact.astype(np.float32)
+    wrong[:, 5] += 0.5  # every row, so any sample of rows holds it
+    for seed in range(3):
+        found = reference.check(wrong, inputs, sizes, sample=np.random.default_rng(seed))
+        assert found is not None and found["index"][1] == 5
+        assert reference.check(exact.astype(np.float32), inputs, sizes, sample=np.random.default_rng(seed)) is None
+    for _ in range(20):  # the cache stays small whatever passes through it
+        checking.float64_of(np.ones((4, 4), dtype=np.float32))
+    assert len(checking._FLOAT64_CACHE) <= 8

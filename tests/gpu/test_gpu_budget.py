@@ -274,7 +274,9 @@ def test_inputs_made_in_another_thread_are_the_same_arrays():
     with ThreadPoolExecutor(max_workers=1) as pool:
         futures = prepare_inputs(pool, reference, job)
         for index, (future, sizes) in enumerate(zip(futures, small, strict=True)):
-            made_pool, made_ref = future.result()
+            made = future.result()
+            made_pool, made_ref = made.pool_host, made.reference_host
+            assert made.pool_device is None  # uploading is asked for (the worker does, on a GPU)
             inline_pool, inline_ref = host_inputs(reference, sizes, 1234, index)
             assert len(made_pool) == 3 and made_pool[0]["A"].shape == (sizes["M"], sizes["K"])
             for a, b in zip(made_pool + [made_ref], inline_pool + [inline_ref], strict=True):

@@ -116,3 +116,62 @@ def test_the_worker_runs_blas_on_one_thread():
     args = sandbox.bwrap_args()  # the sandboxed worker gets them through bubblewrap
     at = args.index("OPENBLAS_NUM_THREADS")
     assert args[at - 1] == "--setenv" and args[at + 1] == "1"
+
+
+def test_context_sizes_stop_after_five_rounds_the_largest_after_ten():
+    from kernels.engine.gpu.timed_runs import size_min_rounds
+
+    assert [size_min_rounds(2, i) for i in (0, 1)] == [5, 10]
+    assert [size_min_rounds(3, i) for i in (0, 1, 2)] == [5, 5, 10]
+    assert size_min_rounds(1, 0) == 10  # one size: it decides the tiers
+
+
+def test_the_always_rechecked_round_falls_within_the_sizes_least_rounds():
+    import numpy as np
+
+    from kernels.engine.gpu.timed_runs import Rechecks
+
+    chosen = {Rechecks(np.random.default_rng([seed, 2, 0]), window=5).always for seed in range(200)}
+    assert chosen == {0, 1, 2, 3, 4}
+
+
+def _timed(sizes, changed=None, found=None):
+    from kernels.engine.gpu.timed_runs import SizeTimings
+
+    return SizeTimings(sizes=sizes, stats={}, checked_rounds=1, work=1.0,
+                       verdicts=[lambda: None, lambda: found], changed=lambda: changed)
+
+
+def _run():
+    from kernels.engine.gpu.timed_runs import TimingRun
+    from kernels.engine.result import Message, Result, Verdict
+
+    result = Result(verdict=Verdict.PASSED, message=Message("PASSED"), exercise="gemm")
+    return TimingRun(job={}, exercise={}, reference=None, learner=None, references={}, flusher=None,
+                     budget_s=1.0, launch_limit_s=1.0, target_rse=0.005, result=result)
+
+
+def test_the_checks_of_every_size_are_settled_in_order_after_the_last_size():
+    """A size's re-checks run while the next size is timed; the first failure in size order is the
+    verdict, an input left changed before a wrong value."""
+    from kernels.engine.gpu.launching import JobFailed
+    from kernels.engine.gpu.timed_runs import settle_all
+
+    small, big = {"M": 1024, "N": 1024, "K": 1024}, {"M": 2048, "N": 2048, "K": 2048}
+    wrong = {"index": [3, 7], "got": 1.5, "expected": 2.5}
+    run = _run()
+    with pytest.raises(JobFailed) as info:
+        settle_all(run, [_timed(small, found=wrong), _timed(big, changed=("A", [0, 1]))])
+    assert info.value.result.verdict.value == "WRONG_ANSWER"
+    assert info.value.result.message.code == "WRONG_ANSWER_TIMED_RUN"
+    assert info.value.result.message.params["size"] == small
+    assert info.value.result.message.params["index"] == [3, 7]
+    run = _run()
+    with pytest.raises(JobFailed) as info:
+        settle_all(run, [_timed(small), _timed(big, changed=("A", [0, 1]), found=wrong)])
+    assert info.value.result.message.code == "INPUT_MODIFIED"
+    assert info.value.result.message.params == {"size": big, "input": "A", "index": [0, 1]}
+    run = _run()
+    entries = [_timed(small), _timed(big)]
+    settle_all(run, entries)  # nothing wrong: nothing raised, the wait is in each size's profile
+    assert run.result.verdict.value == "PASSED" and all("checks_ms" in e.profile for e in entries)

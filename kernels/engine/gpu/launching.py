@@ -152,12 +152,17 @@ def run_learner_once(launch: Launch, what: str, limit_s: float) -> None:
 
 def inputs_changed(device: dict[str, Any], host: dict[str, Any]) -> tuple[str, list[int]] | None:
     """Name and first index of an input the kernel modified, or None (bitwise comparison)."""
+    return first_change({name: device[name].get() for name in host}, host)
+
+
+def first_change(copies: dict[str, Any], host: dict[str, Any]) -> tuple[str, list[int]] | None:
+    """``inputs_changed`` on host copies of the device inputs (so the comparison can run in another
+    thread while the GPU goes on)."""
     import numpy as np
 
     for name, host_array in host.items():
-        device_copy = device[name].get()
         bits = np.dtype(f"u{host_array.itemsize}")  # float16 inputs compare as uint16, float32 as uint32
-        diff = device_copy.view(bits) != host_array.view(bits)
+        diff = copies[name].view(bits) != host_array.view(bits)
         if diff.any():
             return name, [int(i) for i in np.argwhere(diff)[0]]
     return None

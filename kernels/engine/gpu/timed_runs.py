@@ -8,8 +8,10 @@ inputs is ever in GPU memory while the learner's kernel runs.
 
 A cuBLAS baseline's timing window opens after a GPU-side wait (hold.py): its host dispatch, longer
 than the L2 flush at small sizes, is then not timed. Re-checks of timed rounds run on the host in
-another thread while timing goes on (``TimingRun.checks``); their verdicts are read, in round
-order, when the size's rounds are done.
+another thread while timing goes on (``TimingRun.checks``); their verdicts are read, size by size
+and in round order, once the last size's rounds are done (``settle_all``), so one size's checks
+run while the next is timed. Every size's inputs are made and copied to the GPU while correctness
+is checked (``prepare_inputs``), never while a kernel is timed.
 
 Imports numpy and cupy (lazily) and the standard library.
 """
@@ -35,8 +37,8 @@ from .launching import (
     cuda_error_name,
     cuda_errors,
     fault_message,
+    first_change,
     input_modified,
-    inputs_changed,
     poison,
     shape_of,
 )
@@ -53,6 +55,10 @@ ALWAYS_WINDOW = 10
 # the largest size's), so they stop at this many times the target relative standard error: 2 % for
 # the default 0.5 %, under the 3 % that flags a size as noisy (scoring.NOISY_RSE).
 CONTEXT_RSE_FACTOR = 4
+# ... and need fewer rounds before the stopping rule may end them (the largest size keeps
+# timing.measure's ten).
+CONTEXT_MIN_ROUNDS = 5
+LARGEST_MIN_ROUNDS = 10
 HELD_BASELINES = ("cublas_sgemm", "cublas_hgemm")  # timed after the GPU-side wait (hold.py)
 
 
@@ -77,19 +83,20 @@ class TimingRun:
     ms_per_work: float | None = None
     last_ratio: float | None = None
     # per timing size, its host inputs being made in another thread (prepare_inputs); None: in line
-    prepared: list[Future[Any]] | None = None
+    prepared: list[Future[PreparedSize]] | None = None
     hold: Launch | None = None  # queued before a cuBLAS baseline's timing window (hold.py); None: no wait
     checks: Executor | None = None  # one thread for the host re-checks of timed rounds; None: after the rounds
 
 
 class Rechecks:
     """Which timed rounds are re-checked besides the last (drawn from the job's secret stream, so a
-    kernel cannot know which): one round among the first ALWAYS_WINDOW always, any other with
-    CHECK_CHANCE, at most MAX_EXTRA_CHECKS in all; never a warm-up round (index < 0)."""
+    kernel cannot know which): one round among the first ``window`` (the size's least number of
+    rounds) always, any other with CHECK_CHANCE, at most MAX_EXTRA_CHECKS in all; never a warm-up
+    round (index < 0)."""
 
-    def __init__(self, secret: Any):  # a numpy Generator
+    def __init__(self, secret: Any, window: int = ALWAYS_WINDOW):  # a numpy Generator
         self.secret = secret
-        self.always = int(secret.integers(ALWAYS_WINDOW))
+        self.always = int(secret.integers(window))
         self.count = 0
 
     def wants(self, round_index: int) -> bool:
@@ -105,6 +112,12 @@ def size_target_rse(target_rse: float, sizes: int, index: int) -> float:
     """The stopping rule's target at size ``index``: ``target_rse`` at the largest size (the last),
     CONTEXT_RSE_FACTOR times it at the smaller ones."""
     return target_rse if index >= sizes - 1 else target_rse * CONTEXT_RSE_FACTOR
+
+
+def size_min_rounds(sizes: int, index: int) -> int:
+    """The least number of timed rounds at size ``index``: LARGEST_MIN_ROUNDS at the largest size
+    (the last), CONTEXT_MIN_ROUNDS at the smaller ones."""
+    return LARGEST_MIN_ROUNDS if index >= sizes - 1 else CONTEXT_MIN_ROUNDS
 
 
 def size_budget(total_s: float, sizes: int, index: int) -> float:
@@ -129,12 +142,42 @@ def host_inputs(reference: ModuleType, sizes: dict[str, int], seed: int,
     return pool, reference.generate_inputs(sizes, np.random.default_rng([seed, 5, size_index]))
 
 
-def prepare_inputs(executor: Executor, reference: ModuleType, job: dict[str, Any]) -> list[Future[Any]]:
-    """Start making every timing size's inputs in ``executor`` (one thread): the host's random
-    numbers (a fifth of a job's time when made in line) are drawn while the GPU checks and times
-    (numpy releases the GIL while it fills arrays)."""
+@dataclass
+class PreparedSize:
+    """One timing size's inputs: the learner's pool and the references' inputs on the host, and (once
+    uploaded) the same arrays on the GPU."""
+
+    pool_host: list[dict[str, Any]]
+    reference_host: dict[str, Any]
+    pool_device: list[dict[str, Any]] | None = None
+    reference_device: dict[str, Any] | None = None
+
+
+def prepare_size(reference: ModuleType, sizes: dict[str, int], seed: int, size_index: int,
+                 upload: bool) -> PreparedSize:
+    """``host_inputs``, then (``upload``) their copies on the GPU through a stream of this thread's
+    own that does not wait on the default stream, so the copies overlap the correctness checks."""
+    pool, reference_host = host_inputs(reference, sizes, seed, size_index)
+    prepared = PreparedSize(pool, reference_host)
+    if upload:
+        import cupy
+
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with stream:
+            prepared.pool_device = [{k: cupy.asarray(v) for k, v in inputs.items()} for inputs in pool]
+            prepared.reference_device = {k: cupy.asarray(v) for k, v in reference_host.items()}
+        stream.synchronize()
+    return prepared
+
+
+def prepare_inputs(executor: Executor, reference: ModuleType, job: dict[str, Any],
+                   upload: bool = False) -> list[Future[PreparedSize]]:
+    """Start making every timing size's inputs in ``executor`` (a thread per size): the host's random
+    numbers (a fifth of a job's time when made in line) are drawn, and with ``upload`` copied to the
+    GPU, while the GPU checks correctness (numpy releases the GIL while it fills arrays). The job
+    waits for all of them before its first timed round: no copy runs while a kernel is timed."""
     seed = int(job["seed"])
-    return [executor.submit(host_inputs, reference, dict(sizes), seed, index)
+    return [executor.submit(prepare_size, reference, dict(sizes), seed, index, upload)
             for index, sizes in enumerate(job["exercise"].get("timing_sizes") or [])]
 
 
@@ -144,9 +187,40 @@ class SizeTimings:
     stats: dict[str, timing.TimingStats]  # per kernel: "learner", "naive", "tiled", "baseline"
     checked_rounds: int
     work: float  # the work amount at this size (flops or bytes, per the spec's metric)
-    # where this size's time went, in milliseconds (setup, rounds, waiting for the checks), and its
-    # number of timed rounds: reported to the parent beside the Result, never part of it
+    # where this size's time went, in milliseconds (setup, rounds), and its number of timed rounds:
+    # reported to the parent beside the Result, never part of it
     profile: dict[str, float] = field(default_factory=dict)
+    # the host checks of this size's timed rounds, in round order (each returns None or a mismatch),
+    # the first of them whether the inputs were left as they were: read by ``settle``
+    verdicts: list[Callable[[], Any]] = field(default_factory=list)
+    changed: Callable[[], Any] = lambda: None
+
+    def settle(self, run: TimingRun) -> None:
+        """Wait for this size's host checks; raises JobFailed (WRONG_ANSWER) on the first failure.
+        The sizes are settled in order once the last one's rounds are done, so the checks of one
+        size run while the next is timed."""
+        t0 = time.perf_counter()
+        changed = self.changed()
+        if changed:
+            raise JobFailed(_failed(run.result, Verdict.WRONG_ANSWER, input_modified(self.sizes, changed)))
+        for verdict in self.verdicts:
+            found = verdict()
+            if found is not None:
+                mismatch = Mismatch(index=[int(v) for v in found["index"]], got=safe_number(found["got"]),
+                                    expected=safe_number(found["expected"]))
+                message = Message(codes.WRONG_ANSWER_TIMED_RUN, {"size": self.sizes, "index": mismatch.index,
+                                                                 "got": mismatch.got, "expected": mismatch.expected})
+                run.result.correctness.append(CorrectnessCase(size=self.sizes, ok=False, mismatch=mismatch,
+                                                              message=message))
+                raise JobFailed(_failed(run.result, Verdict.WRONG_ANSWER, message))
+        self.profile["checks_ms"] = (time.perf_counter() - t0) * 1e3
+
+
+def settle_all(run: TimingRun, timed: list[SizeTimings]) -> None:
+    """``SizeTimings.settle`` for every size timed so far, in order: a wrong answer at a size comes
+    before anything a later size found (too slow, a fault)."""
+    for entry in timed:
+        entry.settle(run)
 
 
 def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> SizeTimings:
@@ -161,11 +235,13 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
     output_param = next(p for p in exercise["params"] if p["role"] == "output")
     output_shape = shape_of(output_param, sizes)
     secret = np.random.default_rng([seed, 2, size_index])
-    prepared = run.prepared[size_index] if run.prepared else None
-    pool_host, reference_host = (prepared.result() if prepared is not None
-                                 else host_inputs(reference, sizes, seed, size_index))
-    pool_device = [{k: cupy.asarray(v) for k, v in inputs.items()} for inputs in pool_host]
-    reference_inputs = {k: cupy.asarray(v) for k, v in reference_host.items()}
+    prepared = (run.prepared[size_index].result() if run.prepared
+                else prepare_size(reference, sizes, seed, size_index, upload=False))
+    pool_host = prepared.pool_host
+    pool_device = (prepared.pool_device if prepared.pool_device is not None
+                   else [{k: cupy.asarray(v) for k, v in inputs.items()} for inputs in pool_host])
+    reference_inputs = (prepared.reference_device if prepared.reference_device is not None
+                        else {k: cupy.asarray(v) for k, v in prepared.reference_host.items()})
 
     # the learner's live buffers: inputs are refreshed from the pool before every round
     live = {p["name"]: cupy.empty_like(pool_device[0][p["name"]]) for p in input_params}
@@ -185,7 +261,9 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
     previous_first = -1
     # the re-checked rounds' verdicts, in round order (each: None, or the first mismatch)
     pending: list[Callable[[], Any]] = []
-    rechecks = Rechecks(secret)
+    sizes_count = len(exercise["timing_sizes"])
+    min_rounds = size_min_rounds(sizes_count, size_index)
+    rechecks = Rechecks(secret, window=min_rounds)
     check_rng = np.random.default_rng([seed, 4, size_index])  # used in round order (one thread)
 
     def check_round(round_combo: list[int], got: Any) -> Any:
@@ -219,7 +297,6 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
         if rechecks.wants(round_index):
             to_check(list(combo), learner_output.get())
 
-    sizes_count = len(exercise["timing_sizes"])
     before_window = ({"baseline": run.hold} if run.hold is not None and exercise["baseline"] in HELD_BASELINES
                      else None)
     t_loop = time.perf_counter()
@@ -230,12 +307,12 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
         stats = timing.measure(launches, max_seconds=budget, before_round=before_round,
                                after_round=after_round, flusher=run.flusher,
                                target_rse=size_target_rse(run.target_rse, sizes_count, size_index),
-                               seed=int(secret.integers(1 << 31)), guard=guard, before_window=before_window)
+                               min_rounds=min_rounds, seed=int(secret.integers(1 << 31)), guard=guard, before_window=before_window)
         t_rounds = time.perf_counter()
         to_check(list(combo), learner_output.get())  # the last round, always
         if size_index == sizes_count - 1:
-            send({"ev": "timed"})  # nothing is timed after this: the next job's worker may warm up now
-        changed = inputs_changed(live, {n: pool_host[v][n] for n, v in zip(input_names, combo, strict=False)})
+            send({"ev": "timed"})  # nothing is timed after this: the next job's worker may prime now
+        copies = {n: live[n].get() for n in input_names}
     except TooSlow as slow:
         slow.sizes = sizes
         raise
@@ -245,23 +322,15 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
     naive = stats.get("naive")
     if naive is not None and naive.median_ms > 0:
         run.last_ratio = stats["learner"].median_ms / naive.median_ms
-
-    if changed:
-        raise JobFailed(_failed(run.result, Verdict.WRONG_ANSWER, input_modified(sizes, changed)))
-    for verdict in pending:
-        found = verdict()
-        if found is not None:
-            mismatch = Mismatch(index=[int(v) for v in found["index"]], got=safe_number(found["got"]),
-                                expected=safe_number(found["expected"]))
-            message = Message(codes.WRONG_ANSWER_TIMED_RUN, {"size": sizes, "index": mismatch.index,
-                                                             "got": mismatch.got, "expected": mismatch.expected})
-            run.result.correctness.append(CorrectnessCase(size=sizes, ok=False, mismatch=mismatch, message=message))
-            raise JobFailed(_failed(run.result, Verdict.WRONG_ANSWER, message))
+    last_host = {n: pool_host[v][n] for n, v in zip(input_names, combo, strict=False)}
+    changed: Callable[[], Any] = (run.checks.submit(first_change, copies, last_host).result if run.checks is not None
+                                  else lambda: first_change(copies, last_host))
     t_end = time.perf_counter()
     profile = {"setup_ms": (t_loop - t_start) * 1e3, "rounds_ms": (t_rounds - t_loop) * 1e3,
-               "checks_ms": (t_end - t_rounds) * 1e3, "rounds": float(stats["learner"].n)}
+               "after_ms": (t_end - t_rounds) * 1e3, "rounds": float(stats["learner"].n)}
     return SizeTimings(sizes=sizes, stats=stats, checked_rounds=len(pending),
-                       work=float(run.job["work_amounts"][size_index]), profile=profile)
+                       work=float(run.job["work_amounts"][size_index]), profile=profile,
+                       verdicts=pending, changed=changed)
 
 
 def _failed(result: Result, verdict: Verdict, message: Message) -> Result:

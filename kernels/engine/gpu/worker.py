@@ -74,10 +74,11 @@ def run_job(job: dict[str, Any], flusher: Any, profile: dict[str, float] | None 
     result = Result(verdict=Verdict.PASSED, message=Message(codes.PASSED), exercise=exercise["id"])
     timing_wanted = job.get("do_timing", True) and bool(exercise.get("timing_sizes"))
     prepared = None
-    if timing_wanted:  # the timing sizes' inputs are made while the GPU checks (one job per process)
+    if timing_wanted:  # the timing sizes' inputs are made and uploaded while the GPU checks
         from .timed_runs import prepare_inputs
 
-        prepared = prepare_inputs(ThreadPoolExecutor(max_workers=1), reference, job)
+        prepared = prepare_inputs(ThreadPoolExecutor(max_workers=len(exercise["timing_sizes"])), reference, job,
+                                  upload=True)
     profile["setup_ms"] = (time.perf_counter() - started) * 1e3
     ms_per_work = check_correctness(job, reference, learner, result, launch_s)
     result.message = Message(codes.PASSED, {"sizes": len(exercise["correctness_sizes"])})
@@ -87,7 +88,7 @@ def run_job(job: dict[str, Any], flusher: Any, profile: dict[str, float] | None 
 
     from .hold import hold_from_cubin
     from .scoring import summarize
-    from .timed_runs import TimingRun, time_one_size
+    from .timed_runs import SizeTimings, TimingRun, settle_all, time_one_size
 
     send({"ev": "phase", "name": "timing"})
     t_timing = time.perf_counter()
@@ -102,12 +103,24 @@ def run_job(job: dict[str, Any], flusher: Any, profile: dict[str, float] | None 
                     hold=(hold_from_cubin(base64.b64decode(hold_spec["cubin_b64"]), int(hold_spec["us"]))
                           if hold_spec else None),
                     checks=ThreadPoolExecutor(max_workers=1))
+    for future in prepared or []:
+        future.result()  # every upload is done: no copy runs while a kernel is timed
+    profile["inputs_wait_ms"] = (time.perf_counter() - t_timing) * 1e3
+    per_size: list[SizeTimings] = []
     try:
-        per_size = [time_one_size(run, sizes, index) for index, sizes in enumerate(exercise["timing_sizes"])]
+        for index, sizes in enumerate(exercise["timing_sizes"]):
+            per_size.append(time_one_size(run, sizes, index))
     except TooSlow as slow:
+        settle_all(run, per_size)  # a wrong answer at a smaller size is the verdict
         # correct (every correctness case stays in the Result), but not timed: no speedups, no tiers
         result.verdict, result.message = Verdict.TOO_SLOW, too_slow_message(slow, too_slow_ratio)
         return result
+    except JobFailed:
+        settle_all(run, per_size)
+        raise
+    t_settle = time.perf_counter()
+    settle_all(run, per_size)
+    profile["settle_ms"] = (time.perf_counter() - t_settle) * 1e3
     t_summary = time.perf_counter()
     summarize(exercise, per_size, result)
     for index, entry in enumerate(per_size):
