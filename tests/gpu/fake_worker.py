@@ -3,7 +3,8 @@ purpose, so the parent's deadline, crash and output handling can be tested witho
 
     python fake_worker.py <fd> <mode>
 modes: hang_in_launch | hang_in_timing | crash_mid_job | die_before_ack | flood_stdout | slow | too_slow | gated
-| ok; gated: waits for the file $FAKE_GATE.1 before it says "timed", for $FAKE_GATE.2 before its result;
+| gate | ok; gate: sends "checked" and notes in $FAKE_LOG when "time" came (deferred: when its slow
+context was made); gated: waits for the file $FAKE_GATE.1 before it says "timed", for $FAKE_GATE.2 before its result;
 deferred_<mode>:
 say "loaded" first and wait for "warm" (a preloaded spare). A "prime" line before the job is read
 (and noted in the file $FAKE_PRIMED, if set).
@@ -28,6 +29,10 @@ def main():
         send({"ev": "loaded"})
         if sys.stdin.readline().strip() != "warm":
             return
+        if mode == "gate":  # a slow context: note when it was asked for and when it is made
+            open(os.environ["FAKE_LOG"], "a").write(f"warm {time.time()} {os.getpid()}\n")
+            time.sleep(0.5)
+            open(os.environ["FAKE_LOG"], "a").write(f"ready {time.time()} {os.getpid()}\n")
     send({"ev": "ready", "gpu": {"name": "Fake GPU"}, "versions": {}})
     line = sys.stdin.readline()
     if line.strip() == "prime":  # the first launches, told once no job is being timed
@@ -44,6 +49,12 @@ def main():
             os._exit(9)   # the first worker dies before acknowledging; the retry behaves
         mode = "ok"
     send({"ev": "phase", "name": "checking"})
+    if mode == "gate" and json.loads(line).get("gate"):  # wait for "time" before timing, note when
+        send({"ev": "checked"})
+        answer = sys.stdin.readline().strip()
+        open(os.environ["FAKE_LOG"], "a").write(f"{answer} {time.time()} {os.getpid()}\n")
+        send({"ev": "phase", "name": "timing"})
+        send({"ev": "timed"})
     if mode == "hang_in_launch":
         send({"ev": "watch", "limit": 0.5, "what": "correctness"})
         time.sleep(60)

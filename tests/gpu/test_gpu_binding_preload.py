@@ -65,7 +65,7 @@ def spare_when(runner, test, timeout: float = 30.0):
     return None
 
 
-def test_two_spares_load_during_the_job_and_the_next_job_takes_one(monkeypatch, tmp_path):
+def test_three_spares_load_during_the_job_and_the_next_job_takes_one(monkeypatch, tmp_path):
     from kernels.engine.gpu.runner import run_job
 
     started = []
@@ -81,9 +81,9 @@ def test_two_spares_load_during_the_job_and_the_next_job_takes_one(monkeypatch, 
     def look():  # during the first (1 s) job: two spares exist, the first told to make its context
         # (waits for them rather than sleeping a fixed time: under load the first worker's own start
         # can take longer than any fixed guess)
-        spare = spare_when(runner, lambda s: s.alive() and len(runner._spares) == 2)
+        spare = spare_when(runner, lambda s: s.alive() and len(runner._spares) == 3)
         seen["spare"] = spare is not None and spare.warm_sent and not spare.prime_sent and not first_done
-        seen["second"] = spare is not None and not runner._spares[1].warm_sent
+        seen["others"] = spare is not None and not any(s.warm_sent for s in runner._spares[1:])
     try:
         watcher = threading.Thread(target=look)
         watcher.start()
@@ -94,10 +94,10 @@ def test_two_spares_load_during_the_job_and_the_next_job_takes_one(monkeypatch, 
     finally:
         runner.shutdown()
     assert first.verdict.value == second.verdict.value == "PASSED"
-    assert seen == {"spare": True, "second": True}, "no two workers were loading while the first job ran"
+    assert seen == {"spare": True, "others": True}, "no three workers were loading while the first job ran"
     assert first.versions["gpu_cold_start"] == "True" and second.versions["gpu_cold_start"] == "False"
-    assert [deferred for _, deferred in started][:3] == [False, True, True]
-    assert len(started) == 4  # the second job took one spare and started one more
+    assert [deferred for _, deferred in started][:4] == [False, True, True, True]
+    assert len(started) == 5  # the second job took one spare and started one more
 
 
 def test_real_sandboxed_worker_preloads_without_touching_the_gpu():
@@ -151,3 +151,30 @@ def test_the_next_worker_launches_nothing_until_the_job_in_hand_has_timed_its_la
         runner.shutdown()
     assert result.verdict.value == "PASSED"
     assert seen == {"before": True, "after": True, "primed": True}
+
+
+def test_no_job_is_timed_while_a_spare_makes_its_context(monkeypatch, tmp_path):
+    """A job says "checked" before its first timed round; the runner answers "time" only once every
+    spare told to make its context has made it (a context made beside timed kernels moves them)."""
+    from kernels.engine.gpu.runner import run_job
+
+    log = tmp_path / "log"
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    runner, ex, plan = fake_pool(monkeypatch, tmp_path, lambda opts, fd, sandboxed: [
+        sys.executable, str(FAKE), str(fd), "deferred_gate" if opts.get("deferred") else "gate"], job_s=60.0)
+    try:
+        results = [run_job(ex, Compiled(), plan, None, runner=runner) for _ in range(3)]
+    finally:
+        runner.shutdown()
+    assert [r.verdict.value for r in results] == ["PASSED"] * 3
+    events = [(kind, float(when), pid) for kind, when, pid in
+              (line.split() for line in log.read_text().splitlines())]
+    lets = [when for kind, when, _ in events if kind == "time"]
+    assert len(lets) == 3  # every job was let through, with the word "time"
+    warmed = {pid: when for kind, when, pid in events if kind == "warm"}
+    made = {pid: when for kind, when, pid in events if kind == "ready"}
+    assert len(warmed) >= 2  # spares did make contexts while jobs ran
+    for let in lets:  # a context asked for before a job's first timed round was made before it
+        for pid, asked in warmed.items():
+            if asked < let:
+                assert pid in made and made[pid] <= let

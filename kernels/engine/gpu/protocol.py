@@ -3,13 +3,15 @@ argv[1] (stdout is left to the learner's device printf, which the parent capture
 
 Lines the parent writes to the worker's stdin, in this order: "warm" (a deferred worker only:
 create the context now), "prime" (optional: the first launches, sent once no job on this GPU is
-being timed), then the job (one JSON object).
+being timed), the job (one JSON object), and, for a job with "gate": true, "time" in answer to
+"checked" (the worker may start its timed rounds).
 
 Events (the parent, worker_process.py, reads them):
   {"ev": "loaded"}                                   deferred start only: imported, no GPU yet
   {"ev": "ready", "gpu": {...}, "versions": {...}}   context and cuBLAS handle made, nothing launched
   {"ev": "broken", "stage": "start", "error": str}   no usable GPU in here
   {"ev": "phase", "name": "checking"|"timing"}
+  {"ev": "checked"}                                  gate only: correct, inputs on the GPU; waits for "time"
   {"ev": "watch", "limit": seconds, "what": ...}     the parent kills us if this takes too long
   {"ev": "unwatch"}
   {"ev": "timed"}                                    the last timed round ran: only host checks and the

@@ -83,7 +83,7 @@ class TimingRun:
     ms_per_work: float | None = None
     last_ratio: float | None = None
     # per timing size, its host inputs being made in another thread (prepare_inputs); None: in line
-    prepared: list[Future[PreparedSize]] | None = None
+    prepared: list[PendingSize] | None = None
     hold: Launch | None = None  # queued before a cuBLAS baseline's timing window (hold.py); None: no wait
     checks: Executor | None = None  # one thread for the host re-checks of timed rounds; None: after the rounds
 
@@ -131,15 +131,24 @@ def size_budget(total_s: float, sizes: int, index: int) -> float:
     return total_s * (1 - LARGEST_SHARE) / (sizes - 1)
 
 
-def host_inputs(reference: ModuleType, sizes: dict[str, int], seed: int,
-                size_index: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The learner's input pool and the references' inputs of one timing size, on the host (numpy):
-    the same arrays whichever thread makes them, from the job's secret seed."""
+def input_set(reference: ModuleType, sizes: dict[str, int], seed: int, size_index: int,
+              which: int) -> dict[str, Any]:
+    """One set of inputs of one timing size, on the host (numpy), from the job's secret seed: pool
+    variant ``which`` of the learner's inputs, or (``which == POOL_VARIANTS``) the references'."""
     import numpy as np
 
-    pool = [reference.generate_inputs(sizes, np.random.default_rng([seed, 3, size_index, variant]))
-            for variant in range(POOL_VARIANTS)]
-    return pool, reference.generate_inputs(sizes, np.random.default_rng([seed, 5, size_index]))
+    rng = (np.random.default_rng([seed, 3, size_index, which]) if which < POOL_VARIANTS
+           else np.random.default_rng([seed, 5, size_index]))
+    made: dict[str, Any] = reference.generate_inputs(sizes, rng)
+    return made
+
+
+def host_inputs(reference: ModuleType, sizes: dict[str, int], seed: int,
+                size_index: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The learner's input pool and the references' inputs of one timing size, on the host: the same
+    arrays whichever thread makes them."""
+    sets = [input_set(reference, sizes, seed, size_index, which) for which in range(POOL_VARIANTS + 1)]
+    return sets[:-1], sets[-1]
 
 
 @dataclass
@@ -153,32 +162,53 @@ class PreparedSize:
     reference_device: dict[str, Any] | None = None
 
 
-def prepare_size(reference: ModuleType, sizes: dict[str, int], seed: int, size_index: int,
-                 upload: bool) -> PreparedSize:
-    """``host_inputs``, then (``upload``) their copies on the GPU through a stream of this thread's
-    own that does not wait on the default stream, so the copies overlap the correctness checks."""
-    pool, reference_host = host_inputs(reference, sizes, seed, size_index)
-    prepared = PreparedSize(pool, reference_host)
-    if upload:
-        import cupy
+def uploaded_set(reference: ModuleType, sizes: dict[str, int], seed: int, size_index: int, which: int,
+                 upload: bool) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """``input_set``, then (``upload``) its copy on the GPU through a stream of this thread's own
+    that does not wait on the default stream, so the copy overlaps the correctness checks."""
+    host = input_set(reference, sizes, seed, size_index, which)
+    if not upload:
+        return host, None
+    import cupy
 
-        stream = cupy.cuda.Stream(non_blocking=True)
-        with stream:
-            prepared.pool_device = [{k: cupy.asarray(v) for k, v in inputs.items()} for inputs in pool]
-            prepared.reference_device = {k: cupy.asarray(v) for k, v in reference_host.items()}
-        stream.synchronize()
-    return prepared
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        device = {k: cupy.asarray(v) for k, v in host.items()}
+    stream.synchronize()
+    return host, device
+
+
+class PendingSize:
+    """A timing size's input sets being made in other threads; ``result()`` waits for all of them."""
+
+    def __init__(self, sets: list[Future[tuple[dict[str, Any], dict[str, Any] | None]]]):
+        self.sets = sets  # the pool variants in order, then the references' set
+
+    def result(self) -> PreparedSize:
+        made = [future.result() for future in self.sets]
+        pool, (reference_host, reference_device) = made[:-1], made[-1]
+        uploaded = reference_device is not None
+        return PreparedSize([host for host, _ in pool], reference_host,
+                            [device for _, device in pool if device is not None] if uploaded else None,
+                            reference_device)
 
 
 def prepare_inputs(executor: Executor, reference: ModuleType, job: dict[str, Any],
-                   upload: bool = False) -> list[Future[PreparedSize]]:
-    """Start making every timing size's inputs in ``executor`` (a thread per size): the host's random
-    numbers (a fifth of a job's time when made in line) are drawn, and with ``upload`` copied to the
-    GPU, while the GPU checks correctness (numpy releases the GIL while it fills arrays). The job
-    waits for all of them before its first timed round: no copy runs while a kernel is timed."""
+                   upload: bool = False) -> list[PendingSize]:
+    """Start making every timing size's input sets in ``executor`` (each set a task, so several
+    threads draw at once): the host's random numbers (a fifth of a job's time when made in line)
+    are drawn, and with ``upload`` copied to the GPU, while the GPU checks correctness (numpy
+    releases the GIL while it fills arrays). The job waits for all of them before its first timed
+    round: no copy runs while a kernel is timed."""
     seed = int(job["seed"])
-    return [executor.submit(prepare_size, reference, dict(sizes), seed, index, upload)
+    return [PendingSize([executor.submit(uploaded_set, reference, dict(sizes), seed, index, which, upload)
+                         for which in range(POOL_VARIANTS + 1)])
             for index, sizes in enumerate(job["exercise"].get("timing_sizes") or [])]
+
+
+# Threads that make the timing inputs: each draws one input set at a time (3 pool variants and
+# the references' set per size), beside the thread that checks correctness.
+INPUT_THREADS = 4
 
 
 @dataclass
@@ -235,8 +265,11 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
     output_param = next(p for p in exercise["params"] if p["role"] == "output")
     output_shape = shape_of(output_param, sizes)
     secret = np.random.default_rng([seed, 2, size_index])
-    prepared = (run.prepared[size_index].result() if run.prepared
-                else prepare_size(reference, sizes, seed, size_index, upload=False))
+    if run.prepared:
+        prepared = run.prepared[size_index].result()
+    else:
+        pool_made, reference_made = host_inputs(reference, sizes, seed, size_index)
+        prepared = PreparedSize(pool_made, reference_made)
     pool_host = prepared.pool_host
     pool_device = (prepared.pool_device if prepared.pool_device is not None
                    else [{k: cupy.asarray(v) for k, v in inputs.items()} for inputs in pool_host])

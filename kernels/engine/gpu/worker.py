@@ -75,10 +75,9 @@ def run_job(job: dict[str, Any], flusher: Any, profile: dict[str, float] | None 
     timing_wanted = job.get("do_timing", True) and bool(exercise.get("timing_sizes"))
     prepared = None
     if timing_wanted:  # the timing sizes' inputs are made and uploaded while the GPU checks
-        from .timed_runs import prepare_inputs
+        from .timed_runs import INPUT_THREADS, prepare_inputs
 
-        prepared = prepare_inputs(ThreadPoolExecutor(max_workers=len(exercise["timing_sizes"])), reference, job,
-                                  upload=True)
+        prepared = prepare_inputs(ThreadPoolExecutor(max_workers=INPUT_THREADS), reference, job, upload=True)
     profile["setup_ms"] = (time.perf_counter() - started) * 1e3
     ms_per_work = check_correctness(job, reference, learner, result, launch_s)
     result.message = Message(codes.PASSED, {"sizes": len(exercise["correctness_sizes"])})
@@ -106,6 +105,11 @@ def run_job(job: dict[str, Any], flusher: Any, profile: dict[str, float] | None 
     for future in prepared or []:
         future.result()  # every upload is done: no copy runs while a kernel is timed
     profile["inputs_wait_ms"] = (time.perf_counter() - t_timing) * 1e3
+    if job.get("gate"):  # the parent lets a spare finish making its context before anything is timed
+        t_gate = time.perf_counter()
+        send({"ev": "checked"})
+        sys.stdin.readline()
+        profile["gate_ms"] = (time.perf_counter() - t_gate) * 1e3
     per_size: list[SizeTimings] = []
     try:
         for index, sizes in enumerate(exercise["timing_sizes"]):

@@ -139,6 +139,10 @@ class Worker:
             self._send(b"prime\n")
             self.prime_sent = True
 
+    def release_timing(self) -> None:
+        """Answer the worker's "checked": it may start its timed rounds."""
+        self._send(b"time\n")
+
     def alive(self) -> bool:
         return self.proc.poll() is None
 
