@@ -180,3 +180,16 @@ def test_the_runner_reports_where_the_last_job_went(fake_runner):
     assert {"wait_lock_ms", "wait_spare_ms", "job_ms", "reap_ms"} <= set(profile)
     assert all(profile[k] >= 0 for k in ("wait_lock_ms", "wait_spare_ms", "job_ms", "reap_ms"))
     assert profile["cold_start"] is True  # no spare kept in this fixture
+    # the same figures travel with the Result (the benchmarks read them from stored results)
+    assert {"gpu_wait_lock_ms", "gpu_wait_spare_ms", "gpu_job_ms", "gpu_reap_ms"} <= set(res.versions)
+    assert float(res.versions["gpu_job_ms"]) == round(profile["job_ms"], 1)
+
+
+def test_profile_entries_are_strings_of_milliseconds_and_skip_what_is_missing():
+    from kernels.engine.gpu.runner import profile_entries
+
+    entries = profile_entries({"wait_lock_ms": 1.25, "job_ms": 400, "cold_start": True,
+                               "startup": {"imports_ms": 612.04, "warm_ms": 180.0}})
+    assert entries == {"gpu_wait_lock_ms": "1.2", "gpu_job_ms": "400.0", "gpu_worker_imports_ms": "612.0",
+                       "gpu_worker_warm_ms": "180.0"}
+    assert profile_entries({}) == {}

@@ -237,6 +237,7 @@ class GpuRunner:
             "wait_lock_ms": (marks[1] - marks[0]) * 1e3, "wait_spare_ms": (marks[2] - marks[1]) * 1e3,
             "job_ms": (marks[-2] - marks[2]) * 1e3, "reap_ms": (marks[-1] - marks[-2]) * 1e3, "cold_start": cold,
             "startup": dict((w.ready or {}).get("startup_ms") or {}), "worker": dict(final.get("profile_ms") or {})}
+        final["runner_profile"] = self.last_profile  # this job's own, even if another thread runs one next
         return final, w
 
     def _watch(self, w: Worker, on_event: Callable[[Event], None]) -> Event:
@@ -311,4 +312,17 @@ def run_job(exercise: Exercise, compiled: CompiledKernel, launch_plan: LaunchPla
     final, worker = runner.run(job, on_event)
     result = to_result(final, worker, exercise.id)
     result.versions["gpu_cold_start"] = str(bool(final.get("cold_start")))
+    result.versions.update(profile_entries(final.get("runner_profile") or {}))
     return result
+
+
+def profile_entries(profile: Mapping[str, Any]) -> dict[str, str]:
+    """Where a job's time went, as ``versions`` entries (strings, like ``gpu_cold_start``): the wait
+    for the GPU lock and for a warmed worker, the job on the GPU worker, the reaping, and the start-up
+    of the worker it ran on (its imports, and its context and cuBLAS handle). The benchmarks read them
+    from stored results to say where the time of a job went when several GPUs share one host's CPUs."""
+    startup = profile.get("startup") or {}
+    ms = {"gpu_wait_lock_ms": profile.get("wait_lock_ms"), "gpu_wait_spare_ms": profile.get("wait_spare_ms"),
+          "gpu_job_ms": profile.get("job_ms"), "gpu_reap_ms": profile.get("reap_ms"),
+          "gpu_worker_imports_ms": startup.get("imports_ms"), "gpu_worker_warm_ms": startup.get("warm_ms")}
+    return {key: f"{float(value):.1f}" for key, value in ms.items() if isinstance(value, (int, float))}
