@@ -80,6 +80,28 @@ def grade(exercise_id: str, source: str, launch: Any = None, on_phase: PhaseHook
     return passed_result(exercise_id)
 
 
+def grade_on_card(exercise_id: str, source: str, launch: Any = None, on_phase: PhaseHook | None = None) -> Result:
+    """``grade`` on a named fake card, for benchmarks of several GPUs on one host: a job that reached
+    the fake GPU reports what the real runner does: the card it ran on (``gpu.pci_bus_id``:
+    ``fake:<CUDA_VISIBLE_DEVICES>``, the index ``python -m app worker --gpu N`` binds), one checked
+    size, its checking and timing phases, and where its time went (``versions``' ``gpu_*_ms``)."""
+    import dataclasses
+
+    from kernels.engine.result import CorrectnessCase, GpuInfo, PhaseTiming
+
+    started = time.perf_counter()
+    result = grade(exercise_id, source, launch, on_phase)
+    if result.message.code != "PASSED":  # refused by the cheap checks: it never reached a GPU
+        return result
+    job_ms = (time.perf_counter() - started) * 1000
+    card = os.environ.get("CUDA_VISIBLE_DEVICES", "0")
+    return dataclasses.replace(
+        result, gpu=GpuInfo(name="fake GPU", pci_bus_id=f"fake:{card}"),
+        correctness=[CorrectnessCase(size={"M": 17, "N": 17, "K": 17}, ok=True)],
+        phases=[PhaseTiming("checking", round(job_ms / 2, 3)), PhaseTiming("timing", round(job_ms / 2, 3))],
+        versions={"gpu_wait_lock_ms": "0.0", "gpu_job_ms": f"{job_ms:.1f}"})
+
+
 def grade_gpu_gone(exercise_id: str, source: str, launch: Any = None, on_phase: PhaseHook | None = None) -> Result:
     """A GPU that disappeared under a running worker: the engine's own answer when a kernel compiled
     but no GPU can run it (UNAVAILABLE_NO_GPU). Tests select it to check that such a job waits again."""
