@@ -44,6 +44,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -349,6 +350,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: steps {steps} need 1 to {gpus} GPUs (found {gpus}; --fake-gpu needs none)", file=sys.stderr)
         return 2
     deadline = T0 + args.budget
+    # `timeout` sends SIGTERM: leave through the finally blocks, which stop the workers (each in its own
+    # session, so nothing else would) and the server
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     files = gemm_files()
     report: dict[str, Any] = {"gpus": gpus, "steps": [], "jobs_per_worker": args.jobs_per_worker,
                               "learners_per_worker": args.learners_per_worker, "files": len(files),
