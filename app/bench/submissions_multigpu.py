@@ -173,6 +173,8 @@ def job_figures(compile_ms: int | None, started: dt.datetime | None, finished: d
         out["compile_stage"] = float(compile_ms)
     phases = {str(p.get("name")): float(p.get("ms") or 0) for p in result.get("phases") or []}
     out.update({f"engine_{name}": ms for name, ms in phases.items()})
+    if "checking" in phases:  # what the job held the GPU for (the learner's GPU budget counts it)
+        out["gpu_held"] = phases["checking"] + phases.get("timing", 0.0)
     versions = result.get("versions") or {}
     for name, key in PROFILE.items():
         try:
@@ -307,12 +309,14 @@ def compare(steps: list[dict[str, Any]]) -> None:
     one = next((s for s in steps if s["workers"] == 1), None)
     for step in steps:
         if not one:
-            step.update(linear_ratio=None, service_ratio=None, phase_change_ms={})
+            step.update(linear_ratio=None, service_ratio=None, gpu_held_ratio=None, phase_change_ms={})
             continue
         rate, base = step["jobs_per_minute"], one["jobs_per_minute"]
         step["linear_ratio"] = round(rate / (step["workers"] * base), 3) if rate and base else None
         service, base_service = step["service_s_median"], one["service_s_median"]
         step["service_ratio"] = round(service / base_service, 3) if service and base_service else None
+        held, base_held = step["phases_ms_median"].get("gpu_held"), one["phases_ms_median"].get("gpu_held")
+        step["gpu_held_ratio"] = round(held / base_held, 3) if held and base_held else None
         step["phase_change_ms"] = {name: round(ms - one["phases_ms_median"][name], 1)
                                    for name, ms in step["phases_ms_median"].items() if name in one["phases_ms_median"]}
 
@@ -321,7 +325,8 @@ def print_step(step: dict[str, Any]) -> None:
     host = step["host"]
     print(f"{step['workers']} worker(s): {step['finished']}/{step['jobs']} jobs, {step['jobs_per_minute']} jobs/min "
           f"({step.get('linear_ratio')} of linear); service median {step['service_s_median']} s, p95 "
-          f"{step['service_s_p95']} s ({step.get('service_ratio')} x one worker's); workers ready after "
+          f"{step['service_s_p95']} s ({step.get('service_ratio')} x one worker's; GPU held per job "
+          f"{step.get('gpu_held_ratio')} x one's); workers ready after "
           f"{step['worker_ready_s']} s")
     print("   phase medians ms: " + ", ".join(f"{k} {v}" for k, v in step["phases_ms_median"].items()))
     if step.get("phase_change_ms") and step["workers"] != 1:

@@ -27,7 +27,7 @@ def test_the_bench_runs_steps_and_a_failover_on_two_fake_gpus(tmp_path):
     assert report["cards"] == ["fake:0", "fake:1"]
     assert sorted(report["steps"][1]["by_card"]) == ["fake:0", "fake:1"]
     for step in report["steps"]:
-        assert {"compile_stage", "wait_lock", "gpu_job", "service"} <= set(step["phases_ms_median"])
+        assert {"compile_stage", "wait_lock", "gpu_job", "gpu_held", "service"} <= set(step["phases_ms_median"])
         assert 0 <= step["host"]["cpu_busy_share"] <= 1
         assert len(step["host"]["loadavg_before"]) == 3 and len(step["host"]["loadavg_after"]) == 3
     assert report["steps"][1]["linear_ratio"] is not None and report["steps"][1]["service_ratio"] is not None
@@ -57,10 +57,10 @@ def test_overlapping_jobs_on_one_card_are_found_and_on_two_cards_are_not():
 
 def test_each_step_is_compared_with_one_worker():
     steps = [{"workers": 1, "jobs_per_minute": 50.0, "service_s_median": 1.0,
-              "phases_ms_median": {"gpu_job": 400.0, "compile_stage": 300.0}},
+              "phases_ms_median": {"gpu_held": 400.0, "compile_stage": 300.0}},
              {"workers": 4, "jobs_per_minute": 180.0, "service_s_median": 1.2,
-              "phases_ms_median": {"gpu_job": 410.0, "compile_stage": 500.0}}]
+              "phases_ms_median": {"gpu_held": 410.0, "compile_stage": 500.0}}]
     compare(steps)
-    assert steps[1]["linear_ratio"] == 0.9 and steps[1]["service_ratio"] == 1.2
-    assert steps[1]["phase_change_ms"] == {"gpu_job": 10.0, "compile_stage": 200.0}
-    assert steps[0]["linear_ratio"] == 1.0 and steps[0]["phase_change_ms"] == {"gpu_job": 0.0, "compile_stage": 0.0}
+    assert steps[1]["linear_ratio"] == 0.9 and steps[1]["service_ratio"] == 1.2 and steps[1]["gpu_held_ratio"] == 1.025
+    assert steps[1]["phase_change_ms"] == {"gpu_held": 10.0, "compile_stage": 200.0}
+    assert steps[0]["linear_ratio"] == 1.0 and steps[0]["phase_change_ms"] == {"gpu_held": 0.0, "compile_stage": 0.0}
