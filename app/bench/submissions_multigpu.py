@@ -344,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--learners-per-worker", type=int, default=15)
     ap.add_argument("--lease-seconds", type=float, default=10.0, help="a killed worker's job waits this long")
     ap.add_argument("--no-failover", action="store_true", help="skip the kill -9 phase")
-    ap.add_argument("--budget", type=float, default=540.0, help="seconds for the whole run")
+    ap.add_argument("--budget", type=float, default=540.0, help="seconds for the steps and the failover")
+    ap.add_argument("--direct-budget", type=float, default=120.0, help="then seconds for the direct grades")
     ap.add_argument("--fake-gpu", action="store_true", help="grade with app.bench.fake_gpu (no GPU needed)")
     ap.add_argument("--fake-gpu-seconds", type=float, default=0.3)
     ap.add_argument("--out", default=".")
@@ -427,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
                     shutil.copyfile(log, logs / log.name)
     compare(report["steps"])
     say("direct grades, one per kernel file")
-    direct = direct_verdicts(files, deadline + 120, fake=args.fake_gpu)
+    direct = direct_verdicts(files, max(deadline, time.monotonic()) + args.direct_budget, fake=args.fake_gpu)
     # the verdict must be equal; the message code may differ only for a kernel that changes its own
     # behaviour between launches (warm_then_lazy: which launch catches it depends on the worker's history)
     mismatches = [(sub_id, paths[sub_id].name, r["verdict"], (direct.get(paths[sub_id].name) or (None,))[0])
