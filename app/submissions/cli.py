@@ -9,6 +9,7 @@ hand; a kill -9 leaves it to be reclaimed by the next holder of the lane).
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import logging
 import signal
 import threading
@@ -16,6 +17,8 @@ from collections.abc import Callable
 
 from app.core.config import Settings
 from app.submissions.dispatcher import CompileFirst, Grade
+
+log = logging.getLogger(__name__)
 
 
 # ``sub``: what ArgumentParser.add_subparsers() returns (argparse gives that class no public name).
@@ -80,8 +83,12 @@ def serve(settings: Settings, *, gpu_index: int | None, lane: str | None = None,
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: done.set())
+    # SIGUSR1 writes every thread's stack to the log: what an operator needs when a drain takes long
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     dispatcher.start()
     done.wait()
-    dispatcher.stop(timeout=300)
+    log.info("draining: finishing the job in hand, taking no other")
+    finished = dispatcher.stop(timeout=300)
+    log.info("stopped (%s)", "drained" if finished else "a job was still running; it is reclaimed after its lease")
     engine.dispose()
     return 0
