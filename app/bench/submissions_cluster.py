@@ -32,7 +32,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from app.bench.burst import BURST_LIMITS, Client, all_finished, class_bursts, report_lines, say, warm_up
+from app.bench.burst import (
+    BURST_LIMITS,
+    Client,
+    all_finished,
+    class_bursts,
+    exit_cleanly_on_sigterm,
+    report_lines,
+    say,
+    warm_up,
+)
 from app.bench.submissions_server import Server, add_users
 from app.core.config import PROJECT_ROOT
 
@@ -335,4 +344,5 @@ def throughput_main(database_url: str, args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
+    exit_cleanly_on_sigterm()
     raise SystemExit(main())

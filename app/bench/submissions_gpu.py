@@ -36,6 +36,7 @@ from app.bench.burst import (
     all_finished,
     burst,
     class_bursts,
+    exit_cleanly_on_sigterm,
     launch_of,
     phase_line,
     report_lines,
@@ -144,4 +145,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    exit_cleanly_on_sigterm()
     sys.exit(main())
