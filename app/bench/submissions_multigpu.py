@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from app.bench.burst import KERNELS, Client, launch_of
+from app.bench.submissions_gpu import KERNELS, Client, launch_of
 from app.bench.submissions_server import Server, add_users
 from app.core.config import PROJECT_ROOT
 
