@@ -66,6 +66,7 @@ class Workers:
                         MKC_DATA_DIR=str(self.workdir / "data"))
         self.env.update({k if k.isupper() else f"MKC_{k.upper()}": str(v) for k, v in settings.items()})
         self.procs: dict[int, subprocess.Popen[bytes]] = {}
+        self.drain_timeouts: list[int] = []  # workers that did not drain in time (stop_all)
 
     def name(self, gpu: int) -> str:
         return f"sim:gpu{gpu}"
@@ -88,19 +89,29 @@ class Workers:
 
     def drain(self, gpu: int, timeout: float = 60.0) -> int:
         """SIGTERM: finish the job in hand, take no other, exit."""
-        proc = self.procs[gpu]
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.kill9(gpu)
-        return proc.returncode
+        self.stop_all([gpu], timeout)
+        return self.procs[gpu].returncode
 
-    def stop_all(self) -> None:
-        for gpu, proc in self.procs.items():
-            if proc.poll() is None:
-                self.drain(gpu)
+    def stop_all(self, gpus: list[int] | None = None, timeout: float = 60.0) -> None:
+        """SIGTERM to each (all at once), then wait for each up to ``timeout``. One still running then
+        is sent SIGUSR1 first (a one-box worker writes every thread's stack to its log: why it did
+        not drain), then killed; its index lands in ``drain_timeouts``."""
+        chosen = [gpu for gpu in (self.procs if gpus is None else gpus) if self.procs[gpu].poll() is None]
+        for gpu in chosen:
+            os.killpg(self.procs[gpu].pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        for gpu in chosen:
+            proc = self.procs[gpu]
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.drain_timeouts.append(gpu)
+                try:
+                    os.kill(proc.pid, signal.SIGUSR1)
+                    time.sleep(1.0)
+                except ProcessLookupError:
+                    pass
+                self.kill9(gpu)
 
     def logs(self, tail: int = 3000) -> str:
         return "\n".join(p.read_text(errors="replace")[-tail:] for p in sorted(self.workdir.glob("worker*.log")))

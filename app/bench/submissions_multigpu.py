@@ -333,6 +333,9 @@ def print_step(step: dict[str, Any]) -> None:
         print("   change from 1 worker ms: " + ", ".join(f"{k} {v:+}" for k, v in step["phase_change_ms"].items()))
     print(f"   host: {host['cpus']} CPUs, CPU busy {host['cpu_busy_share']}, load 1m {host['loadavg_before'][:1]} -> "
           f"max {host['loadavg_1m_max']} -> {host['loadavg_after'][:1]}; GPU busy {step['gpu_busy']}")
+    if "stop_s" in step:
+        print(f"   workers stopped (SIGTERM, drain) in {step['stop_s']} s; did not drain in 20 s: "
+              f"{step['drain_timeouts'] or 'none'}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -401,7 +404,11 @@ def main(argv: list[str] | None = None) -> int:
                 say(f"{n} worker(s): " + json.dumps({k: v for k, v in report["steps"][-1].items()
                                                      if k not in ("by_lane", "by_card")}))
                 if n != steps[-1] or args.no_failover or n < 2:
-                    workers.stop_all()
+                    t_stop = time.monotonic()
+                    workers.stop_all(timeout=20.0)  # idle after the burst: a drain takes a second or two
+                    report["steps"][-1]["stop_s"] = round(time.monotonic() - t_stop, 1)
+                    report["steps"][-1]["drain_timeouts"] = list(workers.drain_timeouts)
+                    workers.drain_timeouts.clear()
             if not args.no_failover and steps[-1] >= 2:
                 # kill -9 of the last GPU's worker while it runs a job: a correct kernel (checked and
                 # timed: the longest of the mix's quick jobs) caught within its first 0.1 s
