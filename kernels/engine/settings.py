@@ -36,7 +36,11 @@ class EngineSettings:
     gpu: bool | None = None
     # The GPU lock file (empty: /tmp/kernels-gpu-<uid>[-dev<N>].lock, one per device).
     gpu_lock: str = ""
-    # Keep one GPU worker process started ahead of the next job ("0": start each when needed).
+    # CPU seconds one compile may use (NVRTC in the sandbox; its wall-clock limit is twice this plus
+    # two). The learner kernels here compile in well under a second; a compile bomb holds a compile
+    # slot this long, and the first bombs of a burst hold every learner behind them.
+    compile_cpu_s: float = 6.0
+    # Keep three GPU worker processes started ahead of the next jobs ("0": start each when needed).
     gpu_spare: bool = True
     # Timing stops early once every median's relative standard error is under this.
     timing_rse: float = 0.005
@@ -84,7 +88,7 @@ def _float(name: str, text: str) -> float:
     return value
 
 
-_NUMBERS = ("timing_rse", "gpu_job_budget_s", "too_slow_ratio")
+_NUMBERS = ("timing_rse", "gpu_job_budget_s", "too_slow_ratio", "compile_cpu_s")
 
 _PARSERS = {
     "unsafe_unsandboxed_compile": _flag_exactly_one,

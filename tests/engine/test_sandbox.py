@@ -195,3 +195,14 @@ def test_worker_is_recycled_every_n_jobs():
         assert worker.starts == 3  # jobs 1-2, 3-4, 5
     finally:
         c.close()
+
+
+def test_a_compiles_cpu_and_wall_limits_follow_one_setting(monkeypatch):
+    """MKC_COMPILE_CPU_S bounds how long a compile bomb holds a compile slot; the wall clock gets
+    twice that plus two seconds (a sandbox start, a busy host)."""
+    from kernels.engine.compiler.worker_client import WorkerSettings
+
+    monkeypatch.delenv("MKC_COMPILE_CPU_S", raising=False)
+    assert (WorkerSettings().cpu_s, WorkerSettings().wall_s) == (6.0, 14.0)
+    monkeypatch.setenv("MKC_COMPILE_CPU_S", "2.5")
+    assert (WorkerSettings().cpu_s, WorkerSettings().wall_s) == (2.5, 7.0)

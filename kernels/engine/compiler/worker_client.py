@@ -14,10 +14,11 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from ..sandboxing import kill_process_group, start_in_own_session, unsafe_unsandboxed_allowed, wait_readable
+from ..settings import engine_settings
 from .sandbox import UNSAFE_ENV, SandboxUnavailable, Toolchain, find_toolchain, worker_argv
 
 MAX_FRAME = 64 << 20  # a cubin of a 64 KiB source is far below this
@@ -48,8 +49,10 @@ class RawCompile:
 
 @dataclass
 class WorkerSettings:
-    wall_s: float = 30.0  # per compile, enforced here by killing the process group
-    cpu_s: float = 20.0  # per compile, enforced in the worker by RLIMIT_CPU
+    # per compile, enforced here by killing the process group (twice the CPU limit plus two seconds)
+    wall_s: float = field(default_factory=lambda: 2.0 * engine_settings().compile_cpu_s + 2.0)
+    # per compile, enforced in the worker by RLIMIT_CPU (MKC_COMPILE_CPU_S)
+    cpu_s: float = field(default_factory=lambda: engine_settings().compile_cpu_s)
     data_bytes: int = 4 << 30  # RLIMIT_DATA (heap); NVRTC on a big kernel stays well below
     max_jobs: int = 100  # recycle after this many compiles (bounds any slow leak in NVRTC)
     startup_s: float = 30.0
