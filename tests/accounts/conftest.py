@@ -25,7 +25,13 @@ def settings(settings, db_url):
 
 @pytest.fixture
 def app(settings):
-    return create_app(settings)
+    """The web process without its grading pipeline (``MKC_DISPATCHER_ENABLED=false``, as beside a
+    standalone ``python -m app dispatcher``): these tests write submission rows by hand to see how pages
+    show them, and a live grader would take a ``queued`` row as its next job (its compile slot polls
+    every half second) and pay XP for a ``done`` one; under load the page was read after that, so it
+    showed another state than the one stored. Its polling queries would also land in the statement
+    counts of test_page_state_perf. Grading itself is tested in tests/submissions."""
+    return create_app(settings.model_copy(update={"dispatcher_enabled": False}))
 
 
 @pytest.fixture

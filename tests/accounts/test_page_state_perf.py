@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-import pytest
 from sqlalchemy import event, func, select, update
 
 from app.accounts.models import AuthSession, User
@@ -14,15 +13,6 @@ from app.progress.models import Event
 from .conftest import LESSON, page_csrf, signup
 
 FIRST = "matrix-layout-coalescing"
-
-
-@pytest.fixture
-def app(settings):
-    """No grading dispatcher: its polling thread's queries would land in the statement counts
-    (a flaky failure on PostgreSQL in CI); the reader's page path is what is counted here."""
-    from app.factory import create_app
-
-    return create_app(settings.model_copy(update={"dispatcher_enabled": False}))
 
 
 def strip_xp(html: str) -> int:

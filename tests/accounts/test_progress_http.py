@@ -3,6 +3,7 @@ profile, announcements, reset and account deletion."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 from sqlalchemy import func, select
 
@@ -174,6 +175,14 @@ def test_delete_account_removes_personal_data(user_client, new_client, app):
     assert "data-signed-in" not in user_client.get("/en/").text
 
 
+def graded(user_id, exercise, verdict):
+    """A finished row as the grader leaves it: a done row always holds the engine's Result."""
+    from app.submissions.models import Submission
+
+    result = json.dumps({"verdict": verdict, "exercise": exercise, "message": {"code": verdict, "params": {}}})
+    return Submission(user_id=user_id, exercise_id=exercise, source="//", state="done", verdict=verdict, result=result)
+
+
 def test_profile_lists_the_learners_own_submissions(user_client, new_client, app):
     from app.submissions.models import Submission
 
@@ -181,9 +190,10 @@ def test_profile_lists_the_learners_own_submissions(user_client, new_client, app
     signup(other, "lee")
     with app_services(app).session_factory() as db:
         kim, lee = (db.scalar(select(User.id).where(User.username == n)) for n in ("kim", "lee"))
-        db.add_all([Submission(user_id=kim, exercise_id="gemm", source="//", state="done", verdict="WRONG_ANSWER"),
+        # nothing grades in these tests (conftest's app): the queued row stays queued
+        db.add_all([graded(kim, "gemm", "WRONG_ANSWER"),
                     Submission(user_id=kim, exercise_id="transpose", source="//", state="queued"),
-                    Submission(user_id=lee, exercise_id="col_sum", source="//", state="done", verdict="PASSED")])
+                    graded(lee, "col_sum", "PASSED")])
         db.commit()
     page = user_client.get("/ko/profile").text
     assert page.count("data-submission=") == 2 and "오답" in page and "대기 중" in page and "col_sum" not in page

@@ -257,9 +257,17 @@ def test_rerun_requeues_and_keeps_the_old_result(app_client):
     with app_services(client.app).session_factory() as db:
         entry = db.scalar(select(SubmissionReview).where(SubmissionReview.submission_id == sub))
     assert entry.kind == "rerun" and '"UNAVAILABLE_NO_GPU"' in entry.result_before and entry.reason == "new GPU driver"
-    insert = insert_graded(client.app, "alice", wrong_result(), record=False)
+
+
+def test_a_waiting_submission_is_not_rerun(app_client):
+    # setup's app has no grader: with one, the queued row would be compiled and finished again before
+    # the re-run was asked for (under load), and a finished row may be re-run
+    client, tokens, ids = setup(app_client)
+    from app.submissions.models import Submission
     with app_services(client.app).session_factory() as db:
-        from app.submissions.models import Submission
-        db.get(Submission, insert).state = "queued"
+        db.get(Submission, ids["alice_wrong"]).state = "queued"
         db.commit()
-    assert client.post(f"/api/graders/submissions/{insert}/rerun", headers=bearer(g), json={}).status_code == 409
+    r = client.post(f"/api/graders/submissions/{ids['alice_wrong']}/rerun?lang=ko", headers=bearer(tokens["gina"]),
+                    json={"reason": "again"})
+    assert r.status_code == 409, r.text
+    assert r.json() == {"error": "already_queued", "message": "이 제출은 이미 대기 중이거나 채점 중이에요.", "params": {}}
