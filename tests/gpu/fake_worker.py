@@ -3,8 +3,9 @@ purpose, so the parent's deadline, crash and output handling can be tested witho
 
     python fake_worker.py <fd> <mode>
 modes: hang_in_launch | hang_in_timing | crash_mid_job | die_before_ack | flood_stdout | slow | too_slow | gated
-| gate | ok; gate: sends "checked" and notes in $FAKE_LOG when "time" came (deferred: when its slow
-context was made); gated: waits for the file $FAKE_GATE.1 before it says "timed", for $FAKE_GATE.2 before its result;
+| gate | stuck | ok; stuck (deferred only): never says "ready" after "warm"; gate: sends "checked" and
+notes in $FAKE_LOG when "time" came (deferred: when its slow context was made); gated: waits for
+the file $FAKE_GATE.1 before it says "timed", for $FAKE_GATE.2 before its result;
 deferred_<mode>:
 say "loaded" first and wait for "warm" (a preloaded spare). A "prime" line before the job is read
 (and noted in the file $FAKE_PRIMED, if set).
@@ -29,6 +30,8 @@ def main():
         send({"ev": "loaded"})
         if sys.stdin.readline().strip() != "warm":
             return
+        if mode == "stuck":  # a context that never comes (a broken device or driver)
+            time.sleep(60)
         if mode == "gate":  # a slow context: note when it was asked for and when it is made
             open(os.environ["FAKE_LOG"], "a").write(f"warm {time.time()} {os.getpid()}\n")
             time.sleep(0.5)

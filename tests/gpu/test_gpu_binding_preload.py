@@ -178,3 +178,36 @@ def test_no_job_is_timed_while_a_spare_makes_its_context(monkeypatch, tmp_path):
         for pid, asked in warmed.items():
             if asked < let:
                 assert pid in made and made[pid] <= let
+
+
+def test_a_spare_that_never_makes_its_context_is_killed_and_the_job_goes_on(monkeypatch, tmp_path):
+    """The wait before a job's first timed round is bounded: a spare slower than that is broken; it
+    is killed (so it cannot disturb the timing either) and the job is timed and passes."""
+    from kernels.engine.gpu import runner as runner_module
+    from kernels.engine.gpu.runner import run_job
+
+    log = tmp_path / "log"
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    monkeypatch.setattr(runner_module, "SPARE_READY_WAIT_S", 0.5)
+    from kernels.engine.gpu.worker_process import Worker
+
+    killed = []
+    kill = Worker.kill
+
+    def noted_kill(self):
+        killed.append((self.warm_sent, self.ready is None, time.monotonic()))
+        kill(self)
+
+    monkeypatch.setattr(Worker, "kill", noted_kill)
+    runner, ex, plan = fake_pool(monkeypatch, tmp_path, lambda opts, fd, sandboxed: [
+        sys.executable, str(FAKE), str(fd), "deferred_stuck" if opts.get("deferred") else "gate"], job_s=60.0)
+    try:
+        result = run_job(ex, Compiled(), plan, None, runner=runner)
+    finally:
+        runner.shutdown()
+    assert result.verdict.value == "PASSED"
+    # before the job's own worker was reaped (the first ready one killed), one worker was killed: a
+    # spare told to make its context that never made it (later kills are the pool's clean-up)
+    reaped = [(warm, unready) for warm, unready, _ in killed].index((True, False))
+    assert [(warm, unready) for warm, unready, _ in killed][:reaped + 1] == [(True, True), (True, False)]
+    assert [line.split()[0] for line in log.read_text().splitlines()] == ["time"]

@@ -49,6 +49,9 @@ log = logging.getLogger(__name__)
 # GPU time (about 0.4 s): the third spare has been importing for two jobs when its turn to make a
 # context comes.
 SPARE_WORKERS = 3
+# A spare makes its CUDA context in 0.1-0.5 s; the job waiting for it before its first timed round
+# waits at most this long (a spare slower than that is broken, and is killed).
+SPARE_READY_WAIT_S = 2.0
 
 
 class GpuRunner:
@@ -118,18 +121,23 @@ class GpuRunner:
             head = self._spares[0] if self._spares else None
         self._tell(head, "start_warming")
 
-    def _before_timing(self, w: Worker) -> None:
+    def _before_timing(self, w: Worker) -> float:
         """The job in hand checked correctness and is about to time: a spare making its context
-        finishes first; then the job may time ("time" on its stdin)."""
+        finishes first (one that takes longer than SPARE_READY_WAIT_S is broken and killed, so it
+        cannot disturb the timing either); then the job may time ("time" on its stdin). Returns the
+        seconds waited: the job's own deadline moves by them."""
+        t0 = time.monotonic()
         with self._spare_mutex:
             making = [s for s in self._spares if s.warm_sent and s.ready is None and s.alive()]
         for spare in making:
             try:
-                spare.wait_ready(self.limits.start_s)
+                spare.wait_ready(max(0.0, t0 + SPARE_READY_WAIT_S - time.monotonic()))
             except (TimeoutError, EOFError, RuntimeError, ValueError, OSError):
-                log.warning("a spare GPU worker failed to start: %s", bytes(spare.stderr[-2000:]))
+                log.warning("a spare GPU worker did not make its context in %.0f s; killed: %s",
+                            SPARE_READY_WAIT_S, bytes(spare.stderr[-2000:]))
                 spare.kill()  # _take_spare and _preload drop dead spares
         w.release_timing()
+        return time.monotonic() - t0
 
     def _after_timed(self) -> None:
         """The job in hand timed its last round (only host checks and its Result are left): the next
@@ -274,7 +282,7 @@ class GpuRunner:
                 phase = ev.get("name", phase)
                 on_event(ev)
             elif kind == "checked":
-                self._before_timing(w)
+                job_deadline += self._before_timing(w)
             elif kind == "timed":
                 self._after_timed()
             elif kind in ("result", "broken"):
