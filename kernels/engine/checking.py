@@ -129,14 +129,18 @@ _FLOAT64_CACHE: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 FLOAT64_CACHE_ENTRIES = 8
 
 
+def _float64_and_abs(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    as64 = array.astype(np.float64)
+    return as64, np.abs(as64)
+
+
 def float64_of(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``array`` as float64 and its absolute value, made once per array (inputs are never changed
     on the host: they are the truth the GPU's copies are compared with)."""
     hit = _FLOAT64_CACHE.get(id(array))
     if hit is not None and hit[0] is array:
         return hit[1], hit[2]
-    as64 = array.astype(np.float64)
-    entry = (array, as64, np.abs(as64))
+    entry = (array, *_float64_and_abs(array))
     while len(_FLOAT64_CACHE) >= FLOAT64_CACHE_ENTRIES:
         _FLOAT64_CACHE.pop(next(iter(_FLOAT64_CACHE)), None)
     _FLOAT64_CACHE[id(array)] = entry
@@ -156,8 +160,8 @@ def check_matmul(got: npt.ArrayLike, inputs: Inputs, sizes: Sizes, *,
     got = np.asarray(got).reshape(M, N)
     rows = sample_indices(M, sample, sample_rows)
     A64 = A[rows].astype(np.float64)
-    B64, B64_abs = float64_of(B) if sample is not None else (B.astype(np.float64), None)
+    B64, B64_abs = float64_of(B) if sample is not None else _float64_and_abs(B)
     ref = A64 @ B64
-    tol = summation_bound(c, K, np.abs(A64) @ (np.abs(B64) if B64_abs is None else B64_abs), ref)
+    tol = summation_bound(c, K, np.abs(A64) @ B64_abs, ref)
     g = got[rows].astype(np.float64)
     return first_mismatch(out_of_bound(g, ref, tol), g, ref, lambda pos: [rows[pos[0]], pos[1]])

@@ -35,9 +35,8 @@ def set_process_limits() -> None:
 def start_device(printf_bytes: int, heap_bytes: int,
                  startup_ms: dict[str, float] | None = None) -> tuple[GpuInfo, dict[str, str]]:
     """Create the context with small printf/malloc limits (before any launch) and the cuBLAS
-    handle, launching nothing: a spare worker does this while another process's job is being timed,
-    and a context or a handle being made queues no work on the GPU (a launch would; see
-    ``prime_device``). ``startup_ms`` (if given) receives how long the context and handle took."""
+    handle, launching nothing (the first launches are ``prime_device``'s, which a spare may be told
+    to run at another time). ``startup_ms`` (if given) receives how long the context and handle took."""
     import cupy
 
     t0 = time.perf_counter()

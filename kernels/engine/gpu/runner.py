@@ -3,10 +3,10 @@
 One job = one fresh worker process (spawned with exec, never forked after CUDA init), sandboxed
 by bubblewrap (sandbox.py), which exits after the job. To keep its start-up (import CuPy, create
 the context, cuBLAS handle: about a second) off the learner's clock, spare workers are started as
-soon as the current job is handed over: they import on CPU while the GPU works; the first creates
-its CUDA context at once (which queues no GPU work) and makes its first launches once the current
-job has timed its last round (the worker says "timed"), so nothing of it runs on the GPU while a
-job is being timed, and the next job does not wait for it. Only one
+soon as the current job is handed over: they import on CPU while the GPU works; a spare makes its
+CUDA context and its first launches only once the job in hand has timed its last round (the worker
+says "timed"), and the next job waits before its first timed round until a context being made is
+made: nothing of a spare runs on the GPU while a job is being timed. Only one
 job uses the GPU at a time: an flock on a lock file, shared by every process on this machine
 (several web workers, the benchmark commands): gpu_lock.py.
 
@@ -119,7 +119,7 @@ class GpuRunner:
         with self._spare_mutex:
             self._spares.extend(started)
             head = self._spares[0] if self._spares else None
-        self._tell(head, "start_warming")
+        self._tell(head, Worker.start_warming)
 
     def _before_timing(self, w: Worker) -> float:
         """The job in hand checked correctness and is about to time: a spare making its context
@@ -144,16 +144,16 @@ class GpuRunner:
         worker makes its first launches and the one after it its context now, in that time."""
         with self._spare_mutex:
             head, second = (self._spares + [None, None])[:2]
-        self._tell(head, "prime")
-        self._tell(second, "start_warming")
+        self._tell(head, Worker.prime)
+        self._tell(second, Worker.start_warming)
 
     @staticmethod
-    def _tell(spare: Worker | None, what: str) -> None:
+    def _tell(spare: Worker | None, what: Callable[[Worker], None]) -> None:
         if spare is not None and spare.alive():
             try:
-                getattr(spare, what)()
+                what(spare)
             except OSError:  # it died; _take_spare and _preload start others
-                log.warning("a preloaded GPU worker could not be told to %s", what)
+                log.warning("a preloaded GPU worker could not be told to %s", what.__name__)
 
     def warm_in_background(self) -> None:
         if not self.keep_spare:

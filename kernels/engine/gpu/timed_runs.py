@@ -185,12 +185,16 @@ class PendingSize:
         self.sets = sets  # the pool variants in order, then the references' set
 
     def result(self) -> PreparedSize:
-        made = [future.result() for future in self.sets]
-        pool, (reference_host, reference_device) = made[:-1], made[-1]
-        uploaded = reference_device is not None
-        return PreparedSize([host for host, _ in pool], reference_host,
-                            [device for _, device in pool if device is not None] if uploaded else None,
-                            reference_device)
+        return assemble([future.result() for future in self.sets])
+
+
+def assemble(made: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> PreparedSize:
+    """A size's ``uploaded_set`` answers (the pool variants in order, then the references' set)."""
+    pool, (reference_host, reference_device) = made[:-1], made[-1]
+    uploaded = reference_device is not None
+    return PreparedSize([host for host, _ in pool], reference_host,
+                        [device for _, device in pool if device is not None] if uploaded else None,
+                        reference_device)
 
 
 def prepare_inputs(executor: Executor, reference: ModuleType, job: dict[str, Any],
@@ -265,16 +269,12 @@ def time_one_size(run: TimingRun, sizes: dict[str, int], size_index: int) -> Siz
     output_param = next(p for p in exercise["params"] if p["role"] == "output")
     output_shape = shape_of(output_param, sizes)
     secret = np.random.default_rng([seed, 2, size_index])
-    if run.prepared:
-        prepared = run.prepared[size_index].result()
-    else:
-        pool_made, reference_made = host_inputs(reference, sizes, seed, size_index)
-        prepared = PreparedSize(pool_made, reference_made)
-    pool_host = prepared.pool_host
-    pool_device = (prepared.pool_device if prepared.pool_device is not None
-                   else [{k: cupy.asarray(v) for k, v in inputs.items()} for inputs in pool_host])
-    reference_inputs = (prepared.reference_device if prepared.reference_device is not None
-                        else {k: cupy.asarray(v) for k, v in prepared.reference_host.items()})
+    prepared = (run.prepared[size_index].result() if run.prepared
+                else assemble([uploaded_set(reference, sizes, seed, size_index, which, upload=True)
+                               for which in range(POOL_VARIANTS + 1)]))
+    pool_host, pool_device, reference_inputs = prepared.pool_host, prepared.pool_device, prepared.reference_device
+    if pool_device is None or reference_inputs is None:
+        raise ValueError("timing inputs must be uploaded (prepare_inputs with upload=True)")
 
     # the learner's live buffers: inputs are refreshed from the pool before every round
     live = {p["name"]: cupy.empty_like(pool_device[0][p["name"]]) for p in input_params}

@@ -8,9 +8,10 @@ job means a poisoned context (illegal address), leaked memory or state left in _
 variables never reaches the next learner.
 
 With ``"deferred": true`` in its options it imports first, says {"ev": "loaded"} and waits for a
-"warm" line on stdin before it touches the GPU. The parent keeps such spares: one creates its
-context while another process's job runs (making a context queues no GPU work, so it cannot move a
-timed window) and is told "prime" only once that job has timed its last round.
+"warm" line on stdin before it touches the GPU. The parent keeps such spares and tells them "warm"
+and "prime" only when no job on this GPU is being timed (runner.py); a job sent with "gate" says
+"checked" before its first timed round and waits for "time", so the parent can hold it until a
+spare's context is made.
 
 The events it sends are listed in protocol.py; the last one carries ``Result.to_dict()``, built
 here from the Result dataclasses and the message codes of codes.py (the parent only adds what it
