@@ -53,10 +53,10 @@ def main():
         mode = "ok"
     send({"ev": "phase", "name": "checking"})
     if mode == "gate" and json.loads(line).get("gate"):  # wait for "time" before timing, note when
+        send({"ev": "phase", "name": "timing"})  # as the real worker: the phase first, then "checked"
         send({"ev": "checked"})
         answer = sys.stdin.readline().strip()
         open(os.environ["FAKE_LOG"], "a").write(f"{answer} {time.time()} {os.getpid()}\n")
-        send({"ev": "phase", "name": "timing"})
         send({"ev": "timed"})
     if mode == "hang_in_launch":
         send({"ev": "watch", "limit": 0.5, "what": "correctness"})

@@ -211,3 +211,58 @@ def test_a_spare_that_never_makes_its_context_is_killed_and_the_job_goes_on(monk
     reaped = [(warm, unready) for warm, unready, _ in killed].index((True, False))
     assert [(warm, unready) for warm, unready, _ in killed][:reaped + 1] == [(True, True), (True, False)]
     assert [line.split()[0] for line in log.read_text().splitlines()] == ["time"]
+
+
+def test_a_slow_phase_hook_does_not_hold_the_job_before_its_first_timed_round(monkeypatch, tmp_path):
+    """The "timing" phase shown on a learner's page is a database write that may wait for a lock; the
+    job is let through to its timed rounds without waiting for it, and every hook call has ended when
+    the grade returns."""
+    from kernels.engine.gpu.runner import run_job
+    from kernels.engine.gpu.worker_process import Worker
+
+    monkeypatch.setenv("FAKE_LOG", str(tmp_path / "log"))
+    let_through = threading.Event()
+    release = Worker.release_timing
+
+    def noted_release(self):
+        release(self)
+        let_through.set()
+
+    monkeypatch.setattr(Worker, "release_timing", noted_release)
+    seen = []
+
+    def slow_hook(phase):
+        if phase == "timing":  # blocks until the job was let through, or gives up after 20 s
+            seen.append(("timing", let_through.wait(20)))
+        else:
+            seen.append((phase, None))
+
+    runner, ex, plan = fake_pool(monkeypatch, tmp_path, lambda opts, fd, sandboxed: [
+        sys.executable, str(FAKE), str(fd), "deferred_gate" if opts.get("deferred") else "gate"], job_s=60.0)
+    try:
+        result = run_job(ex, Compiled(), plan, slow_hook, runner=runner)
+    finally:
+        runner.shutdown()
+    assert result.verdict.value == "PASSED"
+    assert seen == [("checking", None), ("timing", True)]
+
+
+def test_a_phase_hook_that_fails_fails_the_grade_after_the_gpu_is_free(monkeypatch, tmp_path):
+    """A hook's error (the database is gone) is raised by the grade, not lost, and the GPU lock is
+    released: the next job runs."""
+    from kernels.engine.gpu.runner import run_job
+
+    monkeypatch.setenv("FAKE_LOG", str(tmp_path / "log"))
+
+    def failing_hook(phase):
+        if phase == "timing":
+            raise RuntimeError("database unreachable")
+
+    runner, ex, plan = fake_pool(monkeypatch, tmp_path, lambda opts, fd, sandboxed: [
+        sys.executable, str(FAKE), str(fd), "deferred_gate" if opts.get("deferred") else "gate"], job_s=60.0)
+    try:
+        with pytest.raises(RuntimeError, match="database unreachable"):
+            run_job(ex, Compiled(), plan, failing_hook, runner=runner)
+        assert run_job(ex, Compiled(), plan, None, runner=runner).verdict.value == "PASSED"
+    finally:
+        runner.shutdown()

@@ -22,6 +22,7 @@ workers), the deadlines and ``run_job``.
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -192,7 +193,17 @@ class GpuRunner:
             w.kill()
 
     def run(self, job: Job, on_event: Callable[[Event], None]) -> tuple[Event, Worker]:
-        """Run one job; returns (final event, worker). Holds the GPU lock throughout."""
+        """Run one job; returns (final event, worker). Holds the GPU lock throughout. ``on_event``
+        (the caller's phase hook: a database write where a learner's page shows the phase) runs on a
+        thread of its own, so the job never waits for it; every call has ended when this returns, and
+        an exception it raised is raised here, after the GPU lock is released."""
+        relay = HookRelay(on_event)
+        try:
+            return self._run_locked(job, relay)
+        finally:
+            relay.close()
+
+    def _run_locked(self, job: Job, on_event: Callable[[Event], None]) -> tuple[Event, Worker]:
         marks = [time.perf_counter()]
         if self._warming is not None and self._warming.is_alive():
             self._warming.join(timeout=self.limits.start_s)
@@ -287,6 +298,38 @@ class GpuRunner:
                 self._after_timed()
             elif kind in ("result", "broken"):
                 return ev
+
+
+class HookRelay:
+    """Calls ``hook`` with each event, in order, on a thread of its own. The watch loop hands an event
+    over and goes on: a "timing" phase shown on a learner's page is a database write that, with several
+    workers sharing a database, waits for its lock; done in the watch loop it sat between the job's
+    checking and its first timed round (the worker's "checked" waited behind it)."""
+
+    def __init__(self, hook: Callable[[Event], None]) -> None:
+        self.hook = hook
+        self._events: queue.SimpleQueue[Event | None] = queue.SimpleQueue()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._deliver, name="gpu-phase-hook", daemon=True)
+        self._thread.start()
+
+    def __call__(self, ev: Event) -> None:
+        self._events.put(ev)
+
+    def _deliver(self) -> None:
+        while (ev := self._events.get()) is not None:
+            if self._error is None:  # after a failure the rest are dropped; close() raises it
+                try:
+                    self.hook(ev)
+                except BaseException as exc:  # handed to the caller's thread by close()
+                    self._error = exc
+
+    def close(self) -> None:
+        """Wait until every event was delivered; raise what the hook raised."""
+        self._events.put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
 
 
 _runner: ProcessWide[GpuRunner] = ProcessWide(GpuRunner)
