@@ -189,7 +189,8 @@ def test_profile_entries_are_strings_of_milliseconds_and_skip_what_is_missing():
     from kernels.engine.gpu.runner import profile_entries
 
     entries = profile_entries({"wait_lock_ms": 1.25, "job_ms": 400, "cold_start": True,
-                               "startup": {"imports_ms": 612.04, "warm_ms": 180.0}})
+                               "startup": {"imports_ms": 612.04, "warm_ms": 180.0},
+                               "worker": {"gate_ms": 0.36, "checking_ms": 51.0, "misc_ms": 3.0}})
     assert entries == {"gpu_wait_lock_ms": "1.2", "gpu_job_ms": "400.0", "gpu_worker_imports_ms": "612.0",
-                       "gpu_worker_warm_ms": "180.0"}
+                       "gpu_worker_warm_ms": "180.0", "gpu_stage_gate_ms": "0.4", "gpu_stage_checking_ms": "51.0"}
     assert profile_entries({}) == {}

@@ -376,4 +376,9 @@ def profile_entries(profile: Mapping[str, Any]) -> dict[str, str]:
     ms = {"gpu_wait_lock_ms": profile.get("wait_lock_ms"), "gpu_wait_spare_ms": profile.get("wait_spare_ms"),
           "gpu_job_ms": profile.get("job_ms"), "gpu_reap_ms": profile.get("reap_ms"),
           "gpu_worker_imports_ms": startup.get("imports_ms"), "gpu_worker_warm_ms": startup.get("warm_ms")}
+    # the job's stages inside its worker (worker.py): set-up, checking, the wait for its inputs and at
+    # the gate, the timed rounds, the re-checks settled at the end
+    stages = profile.get("worker") or {}
+    ms.update({f"gpu_stage_{name}": stages.get(name) for name in
+               ("setup_ms", "checking_ms", "inputs_wait_ms", "gate_ms", "settle_ms", "timing_ms")})
     return {key: f"{float(value):.1f}" for key, value in ms.items() if isinstance(value, (int, float))}
