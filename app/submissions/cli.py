@@ -86,7 +86,11 @@ def serve(settings: Settings, *, gpu_index: int | None, lane: str | None = None,
     # SIGUSR1 writes every thread's stack to the log: what an operator needs when a drain takes long
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     dispatcher.start()
-    done.wait()
+    # Wait in short steps: Python runs a signal's handler in the main thread only, and when the kernel
+    # hands SIGTERM to another thread of this process (a GPU worker's reader, a compile slot) a main
+    # thread blocked in one endless wait never sees it (seen on a GPU host: no drain until kill -9).
+    while not done.wait(0.5):
+        pass
     log.info("draining: finishing the job in hand, taking no other")
     finished = dispatcher.stop(timeout=300)
     log.info("stopped (%s)", "drained" if finished else "a job was still running; it is reclaimed after its lease")
