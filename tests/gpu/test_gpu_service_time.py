@@ -118,6 +118,18 @@ def test_the_worker_runs_blas_on_one_thread():
     assert args[at - 1] == "--setenv" and args[at + 1] == "1"
 
 
+def test_the_worker_context_has_one_hardware_queue():
+    """Fresh contexts are made one at a time by the driver on a host of several GPUs; one work queue
+    per context makes them faster. The sandboxed worker gets the setting through bubblewrap."""
+    from kernels.engine.gpu import sandbox
+
+    for sandboxed in (True, False):
+        assert sandbox.worker_env(sandboxed=sandboxed)["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"
+    args = sandbox.bwrap_args()
+    at = args.index("CUDA_DEVICE_MAX_CONNECTIONS")
+    assert args[at - 1] == "--setenv" and args[at + 1] == "1"
+
+
 def test_context_sizes_stop_after_five_rounds_the_largest_after_ten():
     from kernels.engine.gpu.timed_runs import size_min_rounds
 
