@@ -11,6 +11,7 @@ The ``gpu``-marked tests run the hold kernel on a real GPU (run with ``--noconft
 from __future__ import annotations
 
 import base64
+import json
 import sys
 
 import pytest
@@ -187,3 +188,19 @@ def test_the_checks_of_every_size_are_settled_in_order_after_the_last_size():
     entries = [_timed(small), _timed(big)]
     settle_all(run, entries)  # nothing wrong: nothing raised, the wait is in each size's profile
     assert run.result.verdict.value == "PASSED" and all("checks_ms" in e.profile for e in entries)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_the_context_bench_reports_a_workers_context_alone_and_at_once():
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", "kernels.engine.gpu.bench_contexts", "--gpus", "1", "--per-gpu", "2"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    alone = json.loads(next(line for line in lines if line.startswith("GPU 0 alone: ")).split(": ", 1)[1])
+    assert {"imports_ms", "context_ms", "cublas_ms", "warm_ms", "start_ms"} <= set(alone)
+    assert 0 < alone["context_ms"] < alone["start_ms"]
+    assert any(line.startswith("GPU 0 with 1 at once: ") for line in lines)
+    assert any(line.startswith("context: ") and " x that with 1 GPUs at once" in line for line in lines)

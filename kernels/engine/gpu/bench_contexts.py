@@ -21,6 +21,7 @@ import sys
 import time
 
 STAGES = ("imports_ms", "context_ms", "cublas_ms", "warm_ms")
+MODULE = "kernels.engine.gpu.bench_contexts"  # the children run this module by name (run as a script, it is __main__)
 
 
 def one_gpu(count: int) -> dict[str, float]:
@@ -50,7 +51,7 @@ def clocks() -> str:
 
 def at_once(gpus: int, per_gpu: int) -> dict[int, dict[str, float]]:
     """One process per GPU, all started together; each reports its medians as one JSON line."""
-    procs = {gpu: subprocess.Popen([sys.executable, "-m", __name__, "--one", str(per_gpu)], stdout=subprocess.PIPE,
+    procs = {gpu: subprocess.Popen([sys.executable, "-m", MODULE, "--one", str(per_gpu)], stdout=subprocess.PIPE,
                                    text=True, env=dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu)))
              for gpu in range(gpus)}
     out = {}
