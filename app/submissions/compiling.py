@@ -200,9 +200,12 @@ class CompileStage:
                 return "over_budget"
             # A long compile's compile with the full limit is a likely bomb's: it shares the cooling slots.
             long = row.long_compile_ms is not None
-            cooling = long or queue.compile_timed_out(db, row.user_id, hour_ago)
+            timed_out = queue.compile_timed_out(db, row.user_id, hour_ago)
+            cooling = long or timed_out
             if cooling and not self._take_cooling_slot():
-                self._hold_back(db, row, ticket, "compile_long" if long else "compile_cooldown",
+                # The learner's page says the first reason that holds: their last compile timed out (with
+                # when to try again), else this compile needs the full limit.
+                self._hold_back(db, row, ticket, "compile_cooldown" if timed_out else "compile_long",
                                 utcnow() + dt.timedelta(seconds=COOLDOWN_RETRY_SECONDS))
                 return "cooling_down"
         dispatcher = self._idle.get()

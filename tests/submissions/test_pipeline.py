@@ -280,15 +280,22 @@ def test_first_bombs_spend_one_slice_then_their_full_compiles_leave_a_slot_to_ho
 
 def test_a_long_compile_waits_says_why_in_both_languages_and_both_compiles_count_in_the_budget(
         tmp_path, make_client, api_for, db_url, monkeypatch):
-    """Slot by slot: a bomb's first compile runs past its slice and waits as a long compile (its page says
-    so); its compile with the full limit is its verdict; the learner's next job finds the slice and the full
-    compile together past a 2 s budget (the full compile alone, 1.5 s, is not)."""
+    """Slot by slot: a bomb's first compile runs past its 1 s slice and waits as a long compile (its page says
+    so); while the one slot of two that cooling learners share is taken it waits again; its compile with the
+    full limit is its verdict, and its learner is then cooling. Both compiles count in the compile budget."""
+    import datetime as dt
+
+    from sqlalchemy import select
+
     from app.bench import fake_gpu
+    from app.core.clock import utcnow
+    from app.submissions import compiling, queue
     from app.submissions.dispatcher import DispatcherConfig
     from app.submissions.models import Submission
     from app.submissions.pipeline import OneBoxPipeline
 
     monkeypatch.setenv("MKC_FAKE_BOMB_SECONDS", "1.5")
+    monkeypatch.setattr(compiling, "COOLDOWN_RETRY_SECONDS", 0)  # a row held at the shared slot may go on at once
     client = make_client(make_settings(tmp_path, database_url=db_url, dispatcher_enabled=False,
                                        submission_max_in_flight=3))
     kim = api_for(client, "kim")
@@ -296,12 +303,15 @@ def test_a_long_compile_waits_says_why_in_both_languages_and_both_compiles_count
     later = kim.submit(gemm_source("kim 1")).json()["id"]
     factory = app_services(client.app).session_factory
     pipeline = OneBoxPipeline(factory, DispatcherConfig(gpu=True, lane="box:gpu0"), slots=2,
-                              compile_budget_seconds=2, grade=fake_gpu.grade, compile_first=fake_gpu.compile_first,
+                              compile_budget_seconds=60, grade=fake_gpu.grade, compile_first=fake_gpu.compile_first,
                               compile_slice_seconds=1)
     assert pipeline.gpu.hold_lane(force=True)
+
+    def shown(sub_id: int, lang: str) -> dict:
+        return kim.client.get(f"/api/submissions/{sub_id}?lang={lang}", headers=kim.headers).json()
+
     assert pipeline.stage.run(None, bombed) == "long"
-    en = kim.client.get(f"/api/submissions/{bombed}?lang=en", headers=kim.headers).json()
-    ko = kim.client.get(f"/api/submissions/{bombed}?lang=ko", headers=kim.headers).json()
+    en, ko = shown(bombed, "en"), shown(bombed, "ko")
     assert (en["state"], en["waiting_reason"]) == ("queued", "compile_long")
     assert en["state_text"] == ("Waiting: your kernel needs more compile time than a first try gives, so it "
                                 "compiles again with the full time limit in a slot that other learners leave free.")
@@ -310,11 +320,23 @@ def test_a_long_compile_waits_says_why_in_both_languages_and_both_compiles_count
     with factory() as db:
         row = db.get(Submission, bombed)
         assert row is not None and row.long_compile_ms is not None and row.compile_ms is None
-    assert pipeline.compile_step()  # the same row again (kim's later job waits behind it): the full limit
+    assert pipeline.stage._take_cooling_slot()  # another long compile holds the shared slot
+    assert pipeline.stage.run(None, bombed) == "cooling_down"
+    assert shown(bombed, "en")["waiting_reason"] == "compile_long"
+    pipeline.stage._give_cooling_slot()
+    assert pipeline.stage.run(None, bombed) == "final"  # with the full limit
     view = kim.wait(bombed, timeout=30)
     assert (view["verdict"], view["result"]["message"]["code"]) == ("COMPILE_ERROR", "COMPILE_TIMEOUT")
     assert view["result"]["message"]["params"] == {"seconds": 1.5}
-    assert pipeline.compile_step()  # kim's next job: over the budget, held back
-    held = kim.client.get(f"/api/submissions/{later}?lang=en", headers=kim.headers).json()
-    assert (held["state"], held["waiting_reason"]) == ("queued", "compile_budget")
+    with factory() as db:  # the slice slept 1 s and the full compile 1.5 s: the budget holds both
+        user_id = db.scalar(select(Submission.user_id).where(Submission.id == bombed))
+        used, _ = queue.compile_seconds_used(db, user_id, utcnow() - dt.timedelta(hours=1))
+    assert used >= 2.5
+    assert pipeline.stage._take_cooling_slot()  # kim is cooling now: her next job waits while the slot is taken
+    assert pipeline.stage.run(None, later) == "cooling_down"
+    held = shown(later, "en")
+    assert (held["state"], held["waiting_reason"]) == ("queued", "compile_cooldown")
+    assert held["state_text"].startswith("Waiting: your last compile ran out of time, so your compiles only take")
+    pipeline.stage._give_cooling_slot()
     pipeline.stop()
+
