@@ -225,28 +225,31 @@ def test_a_stalled_compile_of_a_learner_over_the_compile_budget_waits_once(tmp_p
 
 @pytest.fixture(params=["embedded", "procrastinate"])
 def sliced(request, tmp_path, make_client):
-    """A transport whose compiles get a 1 s first slice; a bomb burns 3 s with the full limit, a slow
+    """A transport whose compiles get a 1 s first slice; a bomb burns 4 s with the full limit, a slow
     compile needs 1.5 s."""
     made = Transport(request.param, tmp_path, make_client, request, MKC_COMPILE_SLICE_SECONDS="1",
-                     MKC_FAKE_BOMB_SECONDS="3", MKC_FAKE_SLOW_COMPILE_SECONDS="1.5")
+                     MKC_FAKE_BOMB_SECONDS="4", MKC_FAKE_SLOW_COMPILE_SECONDS="1.5")
     yield made
     made.stop()
 
 
 def test_first_bombs_spend_one_slice_then_their_full_compiles_leave_a_slot_to_honest_learners(sliced, api_for):
     """Two learners' first bombs fill both slots for one slice only; each comes back for one compile with the
-    full limit, and those long compiles share one slot of two, so honest compiles run beside them. A kernel
-    that only compiles slowly is a long compile too and is graded."""
+    full limit, and those long compiles share one slot of two, so honest compiles posted while one runs are
+    compiled beside it. A kernel that only compiles slowly is a long compile too and is graded."""
     client = sliced.client
     bombers = [api_for(client, f"bomber{n}") for n in range(2)]
+    slow, honest = api_for(client, "slow"), [api_for(client, f"honest{n}") for n in range(4)]
     bombs = [who.submit(bomb(f"bomb {n}")).json()["id"] for n, who in enumerate(bombers)]
     sliced.start()
     sliced.wait_for(("sliced", "bomb 0"))
     sliced.wait_for(("sliced", "bomb 1"))
-    slow = api_for(client, "slow")
-    slow_id = slow.submit(gemm_source("slow 0").replace("// slow 0", "// slow compile\n// slow 0")).json()["id"]
-    honest = [api_for(client, f"honest{n}") for n in range(4)]
+    deadline = time.monotonic() + 30  # then one bomb's compile with the full limit starts (4 s)
+    while sum(event == "compile" for event, tag in sliced.events() if tag.startswith("bomb")) < 3:
+        assert time.monotonic() < deadline, sliced.events()
+        time.sleep(0.02)
     honest_ids = [(who, who.submit(gemm_source(f"honest {n}")).json()["id"]) for n, who in enumerate(honest)]
+    slow_id = slow.submit(gemm_source("slow 0").replace("// slow 0", "// slow compile\n// slow 0")).json()["id"]
     for who, sub_id in honest_ids:
         assert who.wait(sub_id, timeout=60)["verdict"] == "PASSED"
     assert slow.wait(slow_id, timeout=60)["verdict"] == "PASSED"
