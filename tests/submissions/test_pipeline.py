@@ -241,6 +241,7 @@ def test_first_bombs_spend_one_slice_then_their_full_compiles_leave_a_slot_to_ho
     bombers = [api_for(client, f"bomber{n}") for n in range(2)]
     slow, honest = api_for(client, "slow"), [api_for(client, f"honest{n}") for n in range(4)]
     bombs = [who.submit(bomb(f"bomb {n}")).json()["id"] for n, who in enumerate(bombers)]
+    after_bomb = bombers[0].submit(gemm_source("bomber0 next")).json()["id"]  # waits behind the long compile
     sliced.start()
     sliced.wait_for(("sliced", "bomb 0"))
     sliced.wait_for(("sliced", "bomb 1"))
@@ -256,7 +257,10 @@ def test_first_bombs_spend_one_slice_then_their_full_compiles_leave_a_slot_to_ho
     for who, sub_id in zip(bombers, bombs, strict=True):
         view = who.wait(sub_id, timeout=60)
         assert (view["verdict"], view["result"]["message"]["code"]) == ("COMPILE_ERROR", "COMPILE_TIMEOUT")
+    assert bombers[0].wait(after_bomb, timeout=60)["verdict"] == "PASSED"
     events = sliced.events()
+    # one learner's jobs in order: the bomber's next job is compiled only once the long compile is final
+    assert events.index(("compile", "bomber0 next")) > events.index(("compiled", "bomb 0"))
     for tag in ("bomb 0", "bomb 1"):
         assert [e for e in events if e[1] == tag] == [("compile", tag), ("sliced", tag), ("compile", tag),
                                                       ("compiled", tag)]
