@@ -324,6 +324,8 @@ def test_a_long_compile_waits_says_why_in_both_languages_and_both_compiles_count
                                 "compiles again with the full time limit in a slot that other learners leave free.")
     assert ko["state_text"] == ("첫 시도에 주어지는 시간보다 컴파일이 오래 걸려서 기다리고 있어요. "
                                 "다른 학습자가 비워 둔 컴파일 자리에서 전체 시간 제한으로 다시 컴파일해요.")
+    panel = kim.client.get(f"/ko/panel/submissions/{bombed}", headers=kim.headers)  # the learner's result panel
+    assert panel.status_code == 200 and "다른 학습자가 비워 둔 컴파일 자리에서 전체 시간 제한으로 다시 컴파일해요." in panel.text
     with factory() as db:
         row = db.get(Submission, bombed)
         assert row is not None and row.long_compile_ms is not None and row.compile_ms is None
