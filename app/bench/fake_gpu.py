@@ -28,6 +28,8 @@ SECONDS_ENV = "MKC_FAKE_GPU_SECONDS"
 COMPILE_SECONDS_ENV = "MKC_FAKE_COMPILE_SECONDS"
 BOMB_SECONDS_ENV = "MKC_FAKE_BOMB_SECONDS"
 BOMB_MARK = "compile bomb"
+SLOW_SECONDS_ENV = "MKC_FAKE_SLOW_COMPILE_SECONDS"
+SLOW_MARK = "slow compile"
 LOG_ENV = "MKC_FAKE_GPU_LOG"
 
 
@@ -139,9 +141,12 @@ def grade_gpu_gone(exercise_id: str, source: str, launch: Any = None, on_phase: 
 
 
 def compile_first(exercise_id: str, source: str, launch: Any = None,
-                  on_phase: PhaseHook | None = None) -> Result | None:
+                  on_phase: PhaseHook | None = None, cpu_s: float | None = None) -> Result | None:
     """The compile stage's stand-in: ``MKC_FAKE_COMPILE_SECONDS`` (0.02) per compile; a source holding
-    ``compile bomb`` burns ``MKC_FAKE_BOMB_SECONDS`` (3) and ends as the engine's COMPILE_TIMEOUT."""
+    ``compile bomb`` burns ``MKC_FAKE_BOMB_SECONDS`` (3) and ends as the engine's COMPILE_TIMEOUT; one
+    holding ``slow compile`` needs ``MKC_FAKE_SLOW_COMPILE_SECONDS`` (1.5), then compiles. ``cpu_s`` (the
+    pipeline's first slice): a compile that needs more burns only that and ends as COMPILE_TIMEOUT, logged
+    as "sliced" instead of "compiled"."""
     from kernels.engine import codes
     from kernels.engine.result import Message, Result, Verdict
 
@@ -152,13 +157,22 @@ def compile_first(exercise_id: str, source: str, launch: Any = None,
     tag = text.strip().splitlines()[-1]
     _log("compile", tag)
     if BOMB_MARK in text:
-        seconds = float(os.environ.get(BOMB_SECONDS_ENV, "3"))
-        time.sleep(seconds)
-        _log("compiled", tag)
+        needs = float("inf")  # a bomb never compiles: it burns whatever limit it gets
+        limit = float(os.environ.get(BOMB_SECONDS_ENV, "3"))
+    elif SLOW_MARK in text:
+        needs = limit = float(os.environ.get(SLOW_SECONDS_ENV, "1.5"))
+    else:
+        needs = limit = float(os.environ.get(COMPILE_SECONDS_ENV, "0.02"))
+    if cpu_s is not None and needs > cpu_s:
+        time.sleep(cpu_s)
+        _log("sliced", tag)
         return Result(verdict=Verdict.COMPILE_ERROR, exercise=exercise_id,
-                      message=Message(codes.COMPILE_TIMEOUT, {"seconds": seconds}))
-    time.sleep(float(os.environ.get(COMPILE_SECONDS_ENV, "0.02")))
+                      message=Message(codes.COMPILE_TIMEOUT, {"seconds": cpu_s}))
+    time.sleep(limit)
     _log("compiled", tag)
+    if needs > limit:
+        return Result(verdict=Verdict.COMPILE_ERROR, exercise=exercise_id,
+                      message=Message(codes.COMPILE_TIMEOUT, {"seconds": limit}))
     return None
 
 

@@ -33,6 +33,7 @@ class Procrastinate:
 
 
 def cluster_compile_stage(session_factory: Any, dispatchers: list[Any], compile_first: Any, enqueuer: Any,
-                          budget_seconds: float) -> CompileStage:
+                          budget_seconds: float, slice_seconds: float = 0.0) -> CompileStage:
     """The compile stage with procrastinate as its transport; ``run(job, submission_id)``."""
-    return CompileStage(session_factory, dispatchers, compile_first, budget_seconds, Procrastinate(enqueuer))
+    return CompileStage(session_factory, dispatchers, compile_first, budget_seconds, Procrastinate(enqueuer),
+                        slice_seconds)

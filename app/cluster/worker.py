@@ -205,7 +205,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     gpu_dispatcher.over_budget = GradeLater(enqueuer)
     stage = cluster_compile_stage(session_factory, [dispatcher(f"{name}:compile") for _ in range(max(1, slots))],
                                   load_callable(args.compile) if args.compile else pool.compile_first,
-                                  enqueuer, settings.compile_budget_seconds)
+                                  enqueuer, settings.compile_budget_seconds, settings.compile_slice_seconds)
     context = {"dispatcher": gpu_dispatcher, "compile_stage": stage, "requeue": requeue, "reconcile": reconcile,
                "gpu_lost": gpu_lost, "stalled_seconds": settings.worker_stalled_seconds}
     # The poll is the floor under a lost wake-up: procrastinate clears its "new job" event after every

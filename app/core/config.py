@@ -132,6 +132,11 @@ class Settings(BaseSettings):
     compile_slots: int = 2
     # Compile time one learner may use per hour; past it their next compile waits for the window.
     compile_budget_seconds: float = 120.0
+    # CPU seconds of a compile's first try (its "slice"); one that runs past it comes back once with the full
+    # MKC_COMPILE_CPU_S in a slot the other learners leave free, so a compile bomb holds a slot this long, not
+    # the whole limit. The heaviest kernel here compiles in under 1 s of CPU. 0 (or not below
+    # MKC_COMPILE_CPU_S): compiles are not sliced.
+    compile_slice_seconds: float = Field(default=2.0, ge=0)
     # GPU time (checking and timing) one learner may use per hour, both modes; past it their next job
     # waits for the window while everyone else's run (app/submissions/gpu_budget.py). 0: no limit.
     gpu_budget_seconds: float = Field(default=60.0, ge=0)

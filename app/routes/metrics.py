@@ -140,7 +140,7 @@ class DatabaseCollector:
             graded.add_metric([verdict or "none"], n)
         yield graded
         deferred = GaugeMetricFamily("mkc_submissions_deferred", "Queued submissions held back, by reason "
-                                     "(compile_budget, compile_cooldown)", labels=["reason"])
+                                     "(compile_budget, compile_cooldown, compile_long)", labels=["reason"])
         for reason, n in waiting:  # never None: the query keeps only rows with a reason
             deferred.add_metric([str(reason)], n)
         yield deferred

@@ -18,9 +18,16 @@ come back at a time) and ``compiled`` (hand the compiled row to the GPU stage).
 - Slots that bombs cannot fill: a learner whose compile timed out in the last hour (a likely compile
   bomb) is "cooling down"; cooling learners share at most ``slots - 1`` of the slots, so with two or
   more slots one always serves everyone else. A cooling learner's job that finds those slots taken
-  comes back after ``COOLDOWN_RETRY_SECONDS`` instead of holding a slot. The bound: an honest
-  compile waits for a bomb at most one compile timeout, and only for a bomber's first bomb of the
-  hour (nothing marks it before it times out); after that it waits only for honest compiles.
+  comes back after ``COOLDOWN_RETRY_SECONDS`` instead of holding a slot.
+- Time-slicing, so that even a first bomb is marked early: every compile first runs with a short CPU
+  slice (``slice_seconds``, MKC_COMPILE_SLICE_SECONDS, far above what any honest kernel here needs). A
+  compile that runs past it is not final: the row is marked a long compile (``long_compile_ms``) and
+  held back ("compile_long"); it comes back at its fair turn for one compile with the full limit
+  (MKC_COMPILE_CPU_S), and that compile takes a slot like a cooling learner's (at most ``slots - 1``).
+  Its verdict is that compile's: COMPILE_TIMEOUT for a bomb (its learner is then cooling), a graded
+  kernel for one that only compiles slowly. Both compiles count in the learner's compile budget.
+  The bound: an honest compile waits for a bomb at most one slice, even for a bomber's first bomb of
+  the hour, never one full compile timeout; after that it waits only for honest compiles.
 - A held-back row says why and until when (``submission.waiting_reason`` / ``waiting_until``): the
   learner's page shows it in their language.
 """
@@ -42,6 +49,17 @@ log = logging.getLogger(__name__)
 COOLDOWN_RETRY_SECONDS = 5
 
 
+def _usable_slice(seconds: float) -> float:
+    """The first slice in CPU seconds, or 0 (off) unless it is shorter than a whole compile's limit."""
+    from kernels.engine.settings import engine_settings
+
+    full = engine_settings().compile_cpu_s
+    if seconds > 0 and seconds >= full:
+        log.warning("MKC_COMPILE_SLICE_SECONDS=%s is not below MKC_COMPILE_CPU_S=%s: compiles are not sliced",
+                    seconds, full)
+    return seconds if 0 < seconds < full else 0.0
+
+
 class Transport(Protocol):
     """How a row reaches the stages; the rest of the pipeline is the same in both deployments.
     ``ticket``: what the transport handed the compile stage with the row (cluster: its job)."""
@@ -61,13 +79,15 @@ class _Compiled(Exception):
 class _StopAfterCompile:
     """Looks like the engine's Compiler to grade(); compiles for real, then stops grade() there."""
 
-    def __init__(self, real: Any) -> None:
+    def __init__(self, real: Any, cpu_s: float | None = None) -> None:
         self.real = real
         self.arch = real.arch
         self.worker = real.worker
+        self.cpu_s = cpu_s
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
-        self.real.compile(*args, **kwargs)  # a CompileError goes back to grade(), which makes its Result
+        # a CompileError goes back to grade(), which makes its Result
+        self.real.compile(*args, **kwargs, cpu_s=self.cpu_s)
         raise _Compiled
 
 
@@ -89,15 +109,18 @@ class CompilerPool:
             self._idle.put(None)  # compilers start lazily, on first use
         self.for_gpu: Any = None  # the GPU stage's compiler (same cache), made on first use
 
-    def compile_first(self, exercise_id: str, source: str, launch: Any, on_phase: Any = None) -> Any:
-        """None when the kernel compiled (its cubin is in the cache); else the engine's final Result."""
+    def compile_first(self, exercise_id: str, source: str, launch: Any, on_phase: Any = None,
+                      cpu_s: float | None = None) -> Any:
+        """None when the kernel compiled (its cubin is in the cache); else the engine's final Result.
+        ``cpu_s``: this compile's CPU limit when below MKC_COMPILE_CPU_S (the first slice)."""
         from kernels.engine import grade
 
         compiler = self._idle.get()
         if compiler is None:
             compiler = self._make()
         try:
-            return grade(exercise_id, source, launch, on_phase, compiler=cast(Any, _StopAfterCompile(compiler)))
+            return grade(exercise_id, source, launch, on_phase,
+                         compiler=cast(Any, _StopAfterCompile(compiler, cpu_s)))
         except _Compiled:
             return None
         finally:
@@ -130,7 +153,7 @@ class CompileStage:
     """Runs one submission's compile: budget and cool-down checks, then ``Dispatcher.compile_claimed``."""
 
     def __init__(self, session_factory: Any, dispatchers: list[Any], compile_first: Any, budget_seconds: float,
-                 transport: Transport) -> None:
+                 transport: Transport, slice_seconds: float = 0.0) -> None:
         self.session_factory = session_factory
         self._idle: queue_module.SimpleQueue[Any] = queue_module.SimpleQueue()
         for dispatcher in dispatchers:  # one per slot: each claims under its own lease owner
@@ -138,6 +161,7 @@ class CompileStage:
         self.compile_first = compile_first
         self.budget_seconds = budget_seconds
         self.transport = transport
+        self.slice_seconds = _usable_slice(slice_seconds)
         # Cooling learners (a compile timed out this hour) may hold this many slots at once.
         self.cooling_cap = max(1, len(dispatchers) - 1)
         self._cooling = 0
@@ -156,7 +180,8 @@ class CompileStage:
 
     def run(self, ticket: Any, submission_id: int) -> str:
         """``ticket``: what the transport needs back in ``hold``/``compiled`` (cluster: the job; one box: None).
-        Returns "final", "compiled", "skipped", "over_budget" or "cooling_down"."""
+        Returns "final", "compiled", "long" (ran past its slice; comes back), "skipped", "over_budget" or
+        "cooling_down"."""
         from app.core.clock import utcnow
         from app.submissions import queue
 
@@ -173,19 +198,37 @@ class CompileStage:
                 log.warning("learner %s used %.0f s of compile in the last hour; submission %s waits until %s",
                             row.user_id, used, row.id, when)
                 return "over_budget"
-            cooling = queue.compile_timed_out(db, row.user_id, hour_ago)
+            # A long compile's compile with the full limit is a likely bomb's: it shares the cooling slots.
+            long = row.long_compile_ms is not None
+            timed_out = queue.compile_timed_out(db, row.user_id, hour_ago)
+            cooling = long or timed_out
             if cooling and not self._take_cooling_slot():
-                self._hold_back(db, row, ticket, "compile_cooldown",
+                # The learner's page says the first reason that holds: their last compile timed out (with
+                # when to try again), else this compile needs the full limit.
+                self._hold_back(db, row, ticket, "compile_cooldown" if timed_out else "compile_long",
                                 utcnow() + dt.timedelta(seconds=COOLDOWN_RETRY_SECONDS))
                 return "cooling_down"
         dispatcher = self._idle.get()
         try:
             return cast(str, dispatcher.compile_claimed(
-                submission_id, self.compile_first, lambda db, row: self.transport.compiled(db, row, ticket)))
+                submission_id, self.compile_first if long or not self.slice_seconds else self._first_slice,
+                lambda db, row: self.transport.compiled(db, row, ticket),
+                # Back at its fair turn: learners not served since go first (queue.fair_order).
+                on_long=lambda db, row: self._hold_back(db, row, ticket, "compile_long", utcnow())))
         finally:
             self._idle.put(dispatcher)
             if cooling:
                 self._give_cooling_slot()
+
+    def _first_slice(self, exercise_id: str, source: str, launch: Any, on_phase: Any) -> Any:
+        """A compile's first try, with ``slice_seconds`` of CPU: running past it raises LongCompile."""
+        from app.submissions.dispatcher import LongCompile
+        from kernels.engine import codes
+
+        result = self.compile_first(exercise_id, source, launch, on_phase, cpu_s=self.slice_seconds)
+        if result is not None and result.message.code == codes.COMPILE_TIMEOUT:
+            raise LongCompile
+        return result
 
     def _hold_back(self, db: Session, row: Submission, ticket: Any, reason: str, until: dt.datetime) -> None:
         """The row waits past its turn (its page says why and until when); the transport brings it back then."""

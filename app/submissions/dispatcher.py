@@ -45,6 +45,11 @@ CompileFirst = Callable[[str, str, Any, PhaseHook | None], Result | None]
 OverBudget = Callable[[Session, Submission, dt.datetime], None]
 
 
+class LongCompile(Exception):
+    """Raised by a compile stage's ``compile_first`` when a compile ran past its first CPU slice: not a
+    verdict. ``compile_claimed`` marks the row a long compile and hands it back (``on_long``)."""
+
+
 @dataclass
 class DispatcherConfig:
     lane: str = ""  # empty: "<host>:gpu<index>" with a GPU, "<host>:cpu" without
@@ -270,13 +275,15 @@ class Dispatcher:
         self.notify(row.id)
         return True
 
-    def compile_claimed(self, sub_id: int, compile_first: CompileFirst, on_compiled: Callable[[Session, Submission], None]) -> str:
+    def compile_claimed(self, sub_id: int, compile_first: CompileFirst, on_compiled: Callable[[Session, Submission], None],
+                        on_long: Callable[[Session, Submission], None] | None = None) -> str:
         """The pipeline's compile stage (on CPU, before the job may take a GPU): claim, then
         ``compile_first(exercise_id, source, launch, on_phase) -> Result | None``. A Result (policy,
         launch or compile error, compile timeout) is final: stored and recorded like any other, and the
         job never reaches a GPU. None: it compiled; the row waits for a GPU again and
-        ``on_compiled(db, row)`` defers its grading job in that same transaction.
-        Returns "final", "compiled" or "skipped" (already final)."""
+        ``on_compiled(db, row)`` defers its grading job in that same transaction. ``LongCompile`` raised:
+        the row waits again as a long compile and ``on_long(db, row)`` holds it back (the caller commits).
+        Returns "final", "compiled", "long" or "skipped" (already final)."""
         import json
 
         if self.gpu is None or not self.lane:
@@ -301,14 +308,25 @@ class Dispatcher:
         except ValueError:
             launch = None
         self.current = job.id
+        long = False
         try:
             result = compile_first(job.exercise_id, job.source, launch, None)
+        except LongCompile:
+            result, long = None, True
         except Exception:
             log.exception("compile stage of submission %s failed", job.id)
             result = abandoned_result(job.exercise_id)
         finally:
             self.current = None
         ms = int((time.perf_counter() - started) * 1000)
+        if long:
+            with self.session_factory() as db:
+                row = queue.long_compile(db, job.id, self.owner, ms)
+                if row is not None and on_long is not None:
+                    on_long(db, row)
+                db.commit()
+            self.notify(job.id)
+            return "long"
         if result is not None:
             with self.session_factory() as db:
                 queue.set_compile_ms(db, job.id, ms)

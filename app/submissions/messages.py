@@ -52,6 +52,8 @@ WAITING = {
                         "%(minutes)s min, at %(until)s UTC. Submissions of other learners are not slowed."),
     "compile_cooldown": _("Waiting: your last compile ran out of time, so your compiles only take a slot that "
                           "other learners leave free. Next try at %(until)s UTC."),
+    "compile_long": _("Waiting: your kernel needs more compile time than a first try gives, so it compiles again "
+                      "with the full time limit in a slot that other learners leave free."),
 }
 
 

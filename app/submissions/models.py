@@ -51,10 +51,14 @@ class Submission(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     # Cluster mode: milliseconds its compile stage took (the learner's hourly compile budget counts them).
     compile_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # A long compile: its first compile ran past the short CPU slice (MKC_COMPILE_SLICE_SECONDS) and spent
+    # this many milliseconds (counted in the compile budget); its next compile gets the full limit. NULL: not.
+    long_compile_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # Milliseconds of GPU its checking and timing took (the learner's hourly GPU budget counts them).
     gpu_ms: Mapped[int | None] = mapped_column(Integer, nullable=True)
     # Why a queued row waits longer than its turn, and until when (UTC): "compile_budget" (the learner's
-    # hourly compile time is used up) or "compile_cooldown" (their last compile timed out); NULL: its turn.
+    # hourly compile time is used up), "compile_cooldown" (their last compile timed out) or "compile_long"
+    # (its compile needs more than the first slice and waits for a slot the others leave free); NULL: its turn.
     waiting_reason: Mapped[str | None] = mapped_column(String(32), nullable=True)
     waiting_until: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     # record_grading_result ran for this row (the service is idempotent too; this saves work)

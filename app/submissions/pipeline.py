@@ -56,7 +56,8 @@ class OneBoxPipeline:
     def __init__(self, session_factory: sessionmaker[Session], config: DispatcherConfig, *, slots: int,
                  compile_budget_seconds: float, cache_dir: Path | None = None,
                  lesson_slugs: Callable[[], frozenset[str]] = frozenset, notify: Notify | None = None,
-                 grade: Grade | None = None, compile_first: CompileFirst | None = None) -> None:
+                 grade: Grade | None = None, compile_first: CompileFirst | None = None,
+                 compile_slice_seconds: float = 0.0) -> None:
         self.session_factory = session_factory
         self.slots = max(1, slots)
         self.pool = CompilerPool(self.slots, cache_dir) if grade is None or compile_first is None else None
@@ -73,7 +74,8 @@ class OneBoxPipeline:
         self.slot_dispatchers = slot_dispatchers
         first = compile_first or (self.pool.compile_first if self.pool else None)
         assert first is not None
-        self.stage = CompileStage(session_factory, slot_dispatchers, first, compile_budget_seconds, LeaseQueue())
+        self.stage = CompileStage(session_factory, slot_dispatchers, first, compile_budget_seconds, LeaseQueue(),
+                                  compile_slice_seconds)
         self.poll_seconds = config.poll_seconds
         self._stop = threading.Event()
         self._wake = threading.Condition()

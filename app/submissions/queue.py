@@ -172,10 +172,24 @@ def set_compile_ms(db: Session, sub_id: int, compile_ms: int) -> None:
     db.commit()
 
 
+def long_compile(db: Session, sub_id: int, owner: str, slice_ms: int) -> Submission | None:
+    """Compile stage: the row's first compile ran past its CPU slice. It is not final: it waits as queued
+    again, marked a long compile (``long_compile_ms``: what the slice spent) for one compile with the full
+    limit. None when the lease was lost. The caller holds it back and commits."""
+    ok = changed(db, update(Submission).where(
+        Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
+    ).values(state=states.QUEUED, long_compile_ms=slice_ms, lease_owner=None, lease_expires_at=None,
+             updated_at=utcnow())) == 1
+    return db.get(Submission, sub_id, populate_existing=True) if ok else None
+
+
 def compile_seconds_used(db: Session, user_id: int, since: dt.datetime) -> tuple[float, dt.datetime | None]:
-    """(compile seconds this learner used since ``since``, when the oldest of them was claimed)."""
-    total, oldest = db.execute(select(func.coalesce(func.sum(Submission.compile_ms), 0), func.min(Submission.claimed_at))
-                               .where(Submission.user_id == user_id, Submission.compile_ms.is_not(None),
+    """(compile seconds this learner used since ``since``, when the oldest of them was claimed). A long
+    compile counts both of its compiles: the first slice and the compile with the full limit."""
+    spent = func.coalesce(Submission.compile_ms, 0) + func.coalesce(Submission.long_compile_ms, 0)
+    total, oldest = db.execute(select(func.coalesce(func.sum(spent), 0), func.min(Submission.claimed_at))
+                               .where(Submission.user_id == user_id,
+                                      or_(Submission.compile_ms.is_not(None), Submission.long_compile_ms.is_not(None)),
                                       Submission.claimed_at > since)).one()
     db.rollback()
     return float(total or 0) / 1000.0, oldest

@@ -81,7 +81,8 @@ def one_box(session_factory: sessionmaker[Session], settings: Settings, config: 
     return OneBoxPipeline(session_factory, config, slots=max(1, settings.compile_slots),
                           compile_budget_seconds=settings.compile_budget_seconds,
                           cache_dir=settings.data_dir / "cubin-cache", lesson_slugs=lesson_slugs, notify=notify,
-                          grade=grade, compile_first=compile_first)
+                          grade=grade, compile_first=compile_first,
+                          compile_slice_seconds=settings.compile_slice_seconds)
 
 
 def stop(app: FastAPI, timeout: float = 10.0) -> None:

@@ -67,7 +67,7 @@ class SubmissionView(BaseModel):
     automatic_verdict: str | None = Field(None, examples=["PASSED"],
                                           description="null until final; the engine's own verdict")
     overridden: bool = Field(False, description="a grader overrode the automatic verdict")
-    waiting_reason: str | None = Field(None, description="queued but held back: compile_budget | compile_cooldown")
+    waiting_reason: str | None = Field(None, description="queued but held back: compile_budget | compile_cooldown | compile_long")
     waiting_until: str | None = Field(None, description="when a held-back submission may go on (UTC)")
     launch: dict[str, Any] | None = None
     source_bytes: int

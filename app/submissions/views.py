@@ -63,7 +63,7 @@ def submission_json(row: Submission, *, lang: str, position: int | None, include
         "verdict": verdict,
         "automatic_verdict": automatic,
         "overridden": verdict != automatic,
-        # queued but held back: "compile_budget" or "compile_cooldown", and until when (UTC)
+        # queued but held back: "compile_budget", "compile_cooldown" or "compile_long", and until when (UTC)
         "waiting_reason": row.waiting_reason if row.state == states.QUEUED else None,
         "waiting_until": _iso(row.waiting_until) if row.state == states.QUEUED else None,
         "launch": json.loads(row.launch) if row.launch else None,

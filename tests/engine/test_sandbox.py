@@ -206,3 +206,23 @@ def test_a_compiles_cpu_and_wall_limits_follow_one_setting(monkeypatch):
     assert (WorkerSettings().cpu_s, WorkerSettings().wall_s) == (6.0, 14.0)
     monkeypatch.setenv("MKC_COMPILE_CPU_S", "2.5")
     assert (WorkerSettings().cpu_s, WorkerSettings().wall_s) == (2.5, 7.0)
+
+
+def test_a_compile_jobs_own_cpu_limit_ends_a_bomb_early_and_an_honest_kernel_compiles_under_it(monkeypatch):
+    """The pipeline's first slice: a job may ask for less CPU than MKC_COMPILE_CPU_S (never more). A bomb
+    given 1 s is ended by the CPU limit (SIGXCPU: the timeout names the job's 1 s, not the configured 60 s
+    nor the wall deadline), and the same worker then compiles an honest kernel under that 1 s slice."""
+    worker = CompileWorker(WorkerSettings(sandboxed=True, cpu_s=60.0, wall_s=120.0))
+    assert worker.limits(1.0) == (1.0, 4.0)  # the wall deadline follows the job's limit: twice it plus two
+    assert worker.limits(90.0) == (60.0, 120.0)  # never above the configured limit
+    c = Compiler("sm_90", worker=worker, cache=CubinCache())
+    try:
+        with pytest.raises(CompileError) as caught:
+            c.compile(SLOW_SOURCE, cpu_s=1.0)
+        err = caught.value
+        assert (err.verdict, err.code, err.params) == (Verdict.COMPILE_ERROR, "COMPILE_TIMEOUT", {"seconds": 1.0})
+        assert not worker.alive()  # the CPU limit ended it; the next job starts a fresh one
+        k = c.compile('extern "C" __global__ void k(float* p) { p[threadIdx.x] = 8.0f; }\n', cpu_s=1.0)
+        assert k.cubin[:4] == b"\x7fELF" and not k.cached
+    finally:
+        c.close()

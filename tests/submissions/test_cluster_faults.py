@@ -335,7 +335,8 @@ def test_two_bombers_cannot_hold_back_ten_honest_learners(pg_url, tmp_path):
                                 headers={"Authorization": f"Bearer {tokens[name]}"}).json()
                 if view["state"] == "done":
                     return
-                if view["waiting_reason"] and len(held_back) < 50:
+                # the first view of each reason (a first bomb waits as a long compile, a later one cooling down)
+                if view["waiting_reason"] and view["waiting_reason"] not in {v["waiting_reason"] for v in held_back}:
                     held_back.append(view)
                 time.sleep(0.05)
 
@@ -376,9 +377,12 @@ def test_two_bombers_cannot_hold_back_ten_honest_learners(pg_url, tmp_path):
     assert max(waits.values()) <= bomb_seconds / 2, sorted(waits.values())
     assert [tuple(r) for r in rows(pg_url, "SELECT COUNT(*) FROM submission s JOIN \"user\" u ON u.id = s.user_id "
                                            "WHERE u.username LIKE 'honest%' AND s.verdict = 'PASSED'")] == [(20,)]
-    cooling = [v for v in held_back if v["waiting_reason"] == "compile_cooldown"]
-    assert cooling and "다른 학습자가 비워 둔 컴파일 자리" in cooling[0]["state_text"], held_back[:3]
-    assert cooling[0]["waiting_until"].endswith("Z")
+    # A first bomb waits as a long compile, a later one of a cooling learner cooling down (when that wait falls
+    # in this window): both say, in Korean, that they wait for a slot the other learners leave free.
+    assert {v["waiting_reason"] for v in held_back} <= {"compile_long", "compile_cooldown"}, held_back
+    assert "compile_long" in {v["waiting_reason"] for v in held_back}, held_back
+    assert all("다른 학습자가 비워 둔 컴파일 자리" in v["state_text"] and v["waiting_until"].endswith("Z")
+               for v in held_back), held_back
 
 
 def test_a_learner_over_the_compile_budget_is_told_why_and_until_when(tmp_path, make_client, api_for):

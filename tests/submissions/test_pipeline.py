@@ -88,7 +88,9 @@ def test_a_compile_bomb_does_not_delay_another_learners_gpu_stage_and_never_reac
     assert ("compiled", "bomb 0") not in events  # graded while the bomb still burned its compile slot
     view = bomber.wait(bombed, timeout=60)
     assert view["verdict"] == "COMPILE_ERROR" and view["result"]["message"]["code"] == "COMPILE_TIMEOUT"
-    assert [e for e in transport.events() if e[1] == "bomb 0"] == [("compile", "bomb 0"), ("compiled", "bomb 0")]
+    # its first slice (MKC_COMPILE_SLICE_SECONDS, 2 s) ran out, then its compile with the full limit
+    assert [e for e in transport.events() if e[1] == "bomb 0"] == [
+        ("compile", "bomb 0"), ("sliced", "bomb 0"), ("compile", "bomb 0"), ("compiled", "bomb 0")]
 
 
 def test_compile_errors_are_final_without_touching_the_gpu_lane(transport, api_for):
@@ -219,3 +221,131 @@ def test_a_stalled_compile_of_a_learner_over_the_compile_budget_waits_once(tmp_p
     assert (view["state"], view["waiting_reason"]) == ("queued", "compile_budget")
     assert view["state_text"].startswith("Waiting: you used this hour's compile time")
     pipeline.stop()
+
+
+@pytest.fixture(params=["embedded", "procrastinate"])
+def sliced(request, tmp_path, make_client):
+    """A transport whose compiles get a 1 s first slice; a bomb burns 4 s with the full limit, a slow
+    compile needs 1.5 s."""
+    made = Transport(request.param, tmp_path, make_client, request, MKC_COMPILE_SLICE_SECONDS="1",
+                     MKC_FAKE_BOMB_SECONDS="4", MKC_FAKE_SLOW_COMPILE_SECONDS="1.5")
+    yield made
+    made.stop()
+
+
+def test_first_bombs_spend_one_slice_then_their_full_compiles_leave_a_slot_to_honest_learners(sliced, api_for):
+    """Two learners' first bombs fill both slots for one slice only; each comes back for one compile with the
+    full limit, and those long compiles share one slot of two, so honest compiles posted while one runs are
+    compiled beside it. A kernel that only compiles slowly is a long compile too and is graded."""
+    client = sliced.client
+    bombers = [api_for(client, f"bomber{n}") for n in range(2)]
+    slow, honest = api_for(client, "slow"), [api_for(client, f"honest{n}") for n in range(4)]
+    bombs = [who.submit(bomb(f"bomb {n}")).json()["id"] for n, who in enumerate(bombers)]
+    after_bomb = bombers[0].submit(gemm_source("bomber0 next")).json()["id"]  # waits behind the long compile
+    sliced.start()
+    sliced.wait_for(("sliced", "bomb 0"))
+    sliced.wait_for(("sliced", "bomb 1"))
+    deadline = time.monotonic() + 30  # then one bomb's compile with the full limit starts (4 s)
+    while sum(event == "compile" for event, tag in sliced.events() if tag.startswith("bomb")) < 3:
+        assert time.monotonic() < deadline, sliced.events()
+        time.sleep(0.02)
+    honest_ids = [(who, who.submit(gemm_source(f"honest {n}")).json()["id"]) for n, who in enumerate(honest)]
+    slow_id = slow.submit(gemm_source("slow 0").replace("// slow 0", "// slow compile\n// slow 0")).json()["id"]
+    for who, sub_id in honest_ids:
+        assert who.wait(sub_id, timeout=60)["verdict"] == "PASSED"
+    assert slow.wait(slow_id, timeout=60)["verdict"] == "PASSED"
+    for who, sub_id in zip(bombers, bombs, strict=True):
+        view = who.wait(sub_id, timeout=60)
+        assert (view["verdict"], view["result"]["message"]["code"]) == ("COMPILE_ERROR", "COMPILE_TIMEOUT")
+    assert bombers[0].wait(after_bomb, timeout=60)["verdict"] == "PASSED"
+    events = sliced.events()
+    # one learner's jobs in order: the bomber's next job is compiled only once the long compile is final
+    assert events.index(("compile", "bomber0 next")) > events.index(("compiled", "bomb 0"))
+    for tag in ("bomb 0", "bomb 1"):
+        assert [e for e in events if e[1] == tag] == [("compile", tag), ("sliced", tag), ("compile", tag),
+                                                      ("compiled", tag)]
+    assert [e for e in events if e[1] == "slow 0"] == [("compile", "slow 0"), ("sliced", "slow 0"),
+                                                       ("compile", "slow 0"), ("compiled", "slow 0"),
+                                                       ("start", "slow 0"), ("end", "slow 0")]
+    # Walk the log: a long compile runs from a tag's second "compile" to its "compiled".
+    was_sliced: set[str] = set()
+    long_now: set[str] = set()
+    most_long_at_once, honest_beside_long = 0, 0
+    for event, tag in events:
+        if event == "sliced":
+            was_sliced.add(tag)
+        elif event == "compile" and tag in was_sliced:
+            long_now.add(tag)
+            most_long_at_once = max(most_long_at_once, len(long_now))
+        elif event == "compiled":
+            long_now.discard(tag)
+        elif event == "compile" and tag.startswith("honest") and long_now:
+            honest_beside_long += 1
+    assert most_long_at_once == 1
+    assert honest_beside_long >= 1
+
+
+def test_a_long_compile_waits_says_why_in_both_languages_and_both_compiles_count_in_the_budget(
+        tmp_path, make_client, api_for, db_url, monkeypatch):
+    """Slot by slot: a bomb's first compile runs past its 1 s slice and waits as a long compile (its page says
+    so); while the one slot of two that cooling learners share is taken it waits again; its compile with the
+    full limit is its verdict, and its learner is then cooling. Both compiles count in the compile budget."""
+    import datetime as dt
+
+    from sqlalchemy import select
+
+    from app.bench import fake_gpu
+    from app.core.clock import utcnow
+    from app.submissions import compiling, queue
+    from app.submissions.dispatcher import DispatcherConfig
+    from app.submissions.models import Submission
+    from app.submissions.pipeline import OneBoxPipeline
+
+    monkeypatch.setenv("MKC_FAKE_BOMB_SECONDS", "1.5")
+    monkeypatch.setattr(compiling, "COOLDOWN_RETRY_SECONDS", 0)  # a row held at the shared slot may go on at once
+    client = make_client(make_settings(tmp_path, database_url=db_url, dispatcher_enabled=False,
+                                       submission_max_in_flight=3))
+    kim = api_for(client, "kim")
+    bombed = kim.submit(bomb("bomb 0")).json()["id"]
+    later = kim.submit(gemm_source("kim 1")).json()["id"]
+    factory = app_services(client.app).session_factory
+    pipeline = OneBoxPipeline(factory, DispatcherConfig(gpu=True, lane="box:gpu0"), slots=2,
+                              compile_budget_seconds=60, grade=fake_gpu.grade, compile_first=fake_gpu.compile_first,
+                              compile_slice_seconds=1)
+    assert pipeline.gpu.hold_lane(force=True)
+
+    def shown(sub_id: int, lang: str) -> dict:
+        return kim.client.get(f"/api/submissions/{sub_id}?lang={lang}", headers=kim.headers).json()
+
+    assert pipeline.stage.run(None, bombed) == "long"
+    en, ko = shown(bombed, "en"), shown(bombed, "ko")
+    assert (en["state"], en["waiting_reason"]) == ("queued", "compile_long")
+    assert en["state_text"] == ("Waiting: your kernel needs more compile time than a first try gives, so it "
+                                "compiles again with the full time limit in a slot that other learners leave free.")
+    assert ko["state_text"] == ("첫 시도에 주어지는 시간보다 컴파일이 오래 걸려서 기다리고 있어요. "
+                                "다른 학습자가 비워 둔 컴파일 자리에서 전체 시간 제한으로 다시 컴파일해요.")
+    panel = kim.client.get(f"/ko/panel/submissions/{bombed}", headers=kim.headers)  # the learner's result panel
+    assert panel.status_code == 200 and "다른 학습자가 비워 둔 컴파일 자리에서 전체 시간 제한으로 다시 컴파일해요." in panel.text
+    with factory() as db:
+        row = db.get(Submission, bombed)
+        assert row is not None and row.long_compile_ms is not None and row.compile_ms is None
+    assert pipeline.stage._take_cooling_slot()  # another long compile holds the shared slot
+    assert pipeline.stage.run(None, bombed) == "cooling_down"
+    assert shown(bombed, "en")["waiting_reason"] == "compile_long"
+    pipeline.stage._give_cooling_slot()
+    assert pipeline.stage.run(None, bombed) == "final"  # with the full limit
+    view = kim.wait(bombed, timeout=30)
+    assert (view["verdict"], view["result"]["message"]["code"]) == ("COMPILE_ERROR", "COMPILE_TIMEOUT")
+    assert view["result"]["message"]["params"] == {"seconds": 1.5}
+    with factory() as db:  # the slice slept 1 s and the full compile 1.5 s: the budget holds both
+        user_id = db.scalar(select(Submission.user_id).where(Submission.id == bombed))
+        used, _ = queue.compile_seconds_used(db, user_id, utcnow() - dt.timedelta(hours=1))
+    assert used >= 2.5
+    assert pipeline.stage._take_cooling_slot()  # kim is cooling now: her next job waits while the slot is taken
+    assert pipeline.stage.run(None, later) == "cooling_down"
+    held = shown(later, "en")
+    assert (held["state"], held["waiting_reason"]) == ("queued", "compile_cooldown")
+    assert held["state_text"].startswith("Waiting: your last compile ran out of time, so your compiles only take")
+    pipeline.stage._give_cooling_slot()
+    pipeline.stop()
+

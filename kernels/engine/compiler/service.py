@@ -87,9 +87,10 @@ class Compiler:
                                            include_dirs=include_dirs)
 
     def compile(self, source: str, kernel: KernelSpec | None = None, *,
-                headers: Iterable[str] = ()) -> CompiledKernel:
+                headers: Iterable[str] = (), cpu_s: float | None = None) -> CompiledKernel:
         """Compile ``source`` (the learner's text). With ``kernel``, also check its signature
-        and extern "C"; without, take the first entry in the PTX (e.g. ladder files)."""
+        and extern "C"; without, take the first entry in the PTX (e.g. ladder files).
+        ``cpu_s``: a CPU limit below MKC_COMPILE_CPU_S for this compile (past it: COMPILE_TIMEOUT)."""
         headers = tuple(headers)
         text = prelude(headers) + source + (check_code(kernel) if kernel else "")
         names = [name_expression(kernel)] if kernel else []
@@ -111,7 +112,7 @@ class Compiler:
             return self._from_cache(hit, key, version)
 
         started = time.perf_counter()
-        raw = self._run_worker(text, run_options, names)
+        raw = self._run_worker(text, run_options, names, cpu_s)
         ms = (time.perf_counter() - started) * 1000.0
         known_paths = [p for p in (tc.include_dir, tc.nvrtc_dir, tc.python_prefix) if p]
         log = learner_log(raw.log, known_paths)
@@ -175,12 +176,12 @@ class Compiler:
 
     # ---- internals -------------------------------------------------------------------
 
-    def _run_worker(self, text: str, options: list[str], names: list[str]) -> RawCompile:
+    def _run_worker(self, text: str, options: list[str], names: list[str], cpu_s: float | None) -> RawCompile:
         # A sandbox that failed to start is not retried on every submission.
         if self._unavailable and time.monotonic() - self._unavailable[0] < 30:
             raise self._unavailable_error(self._unavailable[1])
         try:
-            return self.worker.compile(text, SOURCE_NAME, options, names)
+            return self.worker.compile(text, SOURCE_NAME, options, names, cpu_s)
         except SandboxUnavailable as exc:
             # the detail (paths, bwrap's message) is for the operator's log, never the learner
             logger.warning("compile sandbox unavailable: %s", exc)
@@ -188,13 +189,13 @@ class Compiler:
             raise self._unavailable_error(exc) from None
         except WorkerTimeout:
             raise CompileError(Verdict.COMPILE_ERROR, codes.COMPILE_TIMEOUT,
-                               {"seconds": self.worker.settings.wall_s}) from None
+                               {"seconds": self.worker.limits(cpu_s)[1]}) from None
         except WorkerDied as exc:
             import signal as _signal
 
             if exc.signal_number in (_signal.SIGXCPU, _signal.SIGKILL):
                 raise CompileError(Verdict.COMPILE_ERROR, codes.COMPILE_TIMEOUT,
-                                   {"seconds": self.worker.settings.cpu_s}) from None
+                                   {"seconds": self.worker.limits(cpu_s)[0]}) from None
             if exc.signal_number in (_signal.SIGABRT, _signal.SIGSEGV, _signal.SIGBUS):
                 # NVRTC aborts when malloc fails under RLIMIT_DATA
                 raise CompileError(Verdict.COMPILE_ERROR, codes.COMPILE_RESOURCE_LIMIT,

@@ -113,7 +113,8 @@ def main() -> int:
         if frame is None:
             return 0
         job = json.loads(frame.decode("utf-8"))
-        arm_cpu_limit(cpu_s)
+        # A job may ask for less CPU than configured (the pipeline's first slice), never more.
+        arm_cpu_limit(min(float(job.get("cpu_s") or cpu_s), cpu_s))
         header, cubin, ptx = compile_one(nvrtc_compile, job)
         send_json(out, header)
         write_frame(out, cubin)

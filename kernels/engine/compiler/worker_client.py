@@ -128,16 +128,25 @@ class CompileWorker:
 
     # ---- one compile -----------------------------------------------------------------
 
+    def limits(self, cpu_s: float | None = None) -> tuple[float, float]:
+        """(CPU seconds, wall seconds) of one compile: the configured ones, or a job's shorter CPU
+        limit (a first slice) with a wall deadline that follows it (twice it plus two)."""
+        if cpu_s is None or cpu_s >= self.settings.cpu_s:
+            return self.settings.cpu_s, self.settings.wall_s
+        return cpu_s, min(self.settings.wall_s, 2.0 * cpu_s + 2.0)
+
     def compile(self, source: str, name: str, options: list[str],
-                name_expressions: list[str]) -> RawCompile:
+                name_expressions: list[str], cpu_s: float | None = None) -> RawCompile:
         """Raises WorkerTimeout / WorkerDied (the worker is then already gone) or
-        SandboxUnavailable (could not start one)."""
+        SandboxUnavailable (could not start one). ``cpu_s``: this job's CPU limit (never above the
+        configured one; None: the configured one)."""
+        cpu, wall = self.limits(cpu_s)
         with self._lock:
             self.ensure_started()
             self._jobs += 1
             job = json.dumps({"source": source, "name": name, "options": options,
-                              "name_expressions": name_expressions}).encode("utf-8")
-            deadline = time.monotonic() + self.settings.wall_s
+                              "name_expressions": name_expressions, "cpu_s": cpu}).encode("utf-8")
+            deadline = time.monotonic() + wall
             try:
                 self._write_frame(job)
                 header = json.loads(self._read_frame(deadline))
