@@ -53,6 +53,12 @@ def fake_pool(monkeypatch, tmp_path, command, job_s: float):
             validate_launch(ex.launch_defaults.as_request(), ex))
 
 
+def gate_pool(monkeypatch, tmp_path, spare_mode: str):
+    """``fake_pool`` whose jobs say "checked" and wait for "time"; its spares run ``spare_mode``."""
+    return fake_pool(monkeypatch, tmp_path, lambda opts, fd, sandboxed: [
+        sys.executable, str(FAKE), str(fd), spare_mode if opts.get("deferred") else "gate"], job_s=60.0)
+
+
 def spare_when(runner, test, timeout: float = 30.0):
     """The runner's next spare once ``test(spare)`` holds (None after ``timeout``)."""
     deadline = time.monotonic() + timeout
@@ -160,8 +166,7 @@ def test_no_job_is_timed_while_a_spare_makes_its_context(monkeypatch, tmp_path):
 
     log = tmp_path / "log"
     monkeypatch.setenv("FAKE_LOG", str(log))
-    runner, ex, plan = fake_pool(monkeypatch, tmp_path, lambda opts, fd, sandboxed: [
-        sys.executable, str(FAKE), str(fd), "deferred_gate" if opts.get("deferred") else "gate"], job_s=60.0)
+    runner, ex, plan = gate_pool(monkeypatch, tmp_path, "deferred_gate")
     try:
         results = [run_job(ex, Compiled(), plan, None, runner=runner) for _ in range(3)]
     finally:
@@ -199,8 +204,7 @@ def test_a_spare_that_never_makes_its_context_is_killed_and_the_job_goes_on(monk
         kill(self)
 
     monkeypatch.setattr(Worker, "kill", noted_kill)
-    runner, ex, plan = fake_pool(monkeypatch, tmp_path, lambda opts, fd, sandboxed: [
-        sys.executable, str(FAKE), str(fd), "deferred_stuck" if opts.get("deferred") else "gate"], job_s=60.0)
+    runner, ex, plan = gate_pool(monkeypatch, tmp_path, "deferred_stuck")
     try:
         result = run_job(ex, Compiled(), plan, None, runner=runner)
     finally:
@@ -237,8 +241,7 @@ def test_a_slow_phase_hook_does_not_hold_the_job_before_its_first_timed_round(mo
         else:
             seen.append((phase, None))
 
-    runner, ex, plan = fake_pool(monkeypatch, tmp_path, lambda opts, fd, sandboxed: [
-        sys.executable, str(FAKE), str(fd), "deferred_gate" if opts.get("deferred") else "gate"], job_s=60.0)
+    runner, ex, plan = gate_pool(monkeypatch, tmp_path, "deferred_gate")
     try:
         result = run_job(ex, Compiled(), plan, slow_hook, runner=runner)
     finally:
@@ -258,8 +261,7 @@ def test_a_phase_hook_that_fails_fails_the_grade_after_the_gpu_is_free(monkeypat
         if phase == "timing":
             raise RuntimeError("database unreachable")
 
-    runner, ex, plan = fake_pool(monkeypatch, tmp_path, lambda opts, fd, sandboxed: [
-        sys.executable, str(FAKE), str(fd), "deferred_gate" if opts.get("deferred") else "gate"], job_s=60.0)
+    runner, ex, plan = gate_pool(monkeypatch, tmp_path, "deferred_gate")
     try:
         with pytest.raises(RuntimeError, match="database unreachable"):
             run_job(ex, Compiled(), plan, failing_hook, runner=runner)
