@@ -138,7 +138,7 @@ def rerun(db: Session, grader: User, sub_id: int, reason: str) -> SubmissionRevi
                            .values(state=states.QUEUED, verdict=None, result=None, lease_owner=None,
                                    lease_expires_at=None, lane=None, started_at=None, finished_at=None,
                                    attempts=0, recorded=False, updated_at=now,
-                                   compile_ms=None))  # compiled again before a GPU runs it
+                                   compile_ms=None, long_compile_ms=None))  # compiled again, from a first slice
     if changed != 1:
         raise ReviewError("already_queued", status=409)
     db.flush()

@@ -12,7 +12,7 @@ import argparse
 import faulthandler
 import logging
 import signal
-import threading
+import time
 from collections.abc import Callable
 
 from app.core.config import Settings
@@ -80,17 +80,19 @@ def serve(settings: Settings, *, gpu_index: int | None, lane: str | None = None,
         dispatcher.stop()
         engine.dispose()
         return 0
-    done = threading.Event()
+    stopping: list[int] = []  # the signal that asked to stop (a plain list: safe to touch in a handler)
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: done.set())
+        signal.signal(sig, lambda signum, _frame: stopping.append(signum))
     # SIGUSR1 writes every thread's stack to the log: what an operator needs when a drain takes long
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     dispatcher.start()
-    # Wait in short steps: Python runs a signal's handler in the main thread only, and when the kernel
+    # Sleep in short steps: Python runs a signal's handler in the main thread only, and when the kernel
     # hands SIGTERM to another thread of this process (a GPU worker's reader, a compile slot) a main
-    # thread blocked in one endless wait never sees it (seen on a GPU host: no drain until kill -9).
-    while not done.wait(0.5):
-        pass
+    # thread blocked in one endless wait never sees it (seen on a GPU host: no drain until kill -9). The
+    # handler only appends to a list: one that took a lock (Event.set) could run while the main thread
+    # holds that same lock inside Event.wait, and hang it.
+    while not stopping:
+        time.sleep(0.5)
     log.info("draining: finishing the job in hand, taking no other")
     finished = dispatcher.stop(timeout=300)
     log.info("stopped (%s)", "drained" if finished else "a job was still running; it is reclaimed after its lease")

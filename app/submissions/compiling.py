@@ -26,8 +26,10 @@ come back at a time) and ``compiled`` (hand the compiled row to the GPU stage).
   (MKC_COMPILE_CPU_S), and that compile takes a slot like a cooling learner's (at most ``slots - 1``).
   Its verdict is that compile's: COMPILE_TIMEOUT for a bomb (its learner is then cooling), a graded
   kernel for one that only compiles slowly. Both compiles count in the learner's compile budget.
-  The bound: an honest compile waits for a bomb at most one slice, even for a bomber's first bomb of
-  the hour, never one full compile timeout; after that it waits only for honest compiles.
+  The bound: a first bomb holds a slot for one slice, never one full compile timeout (N first bombs
+  arriving together cost an honest compile up to N/slots slices; with one slot, cooling and long
+  compiles share it, so a full timeout again). A long compile cancelled while it waits makes its
+  learner cooling like a timed-out one, so cancelling gives no fresh uncapped slice.
 - A held-back row says why and until when (``submission.waiting_reason`` / ``waiting_until``): the
   learner's page shows it in their language.
 """
@@ -200,7 +202,7 @@ class CompileStage:
                 return "over_budget"
             # A long compile's compile with the full limit is a likely bomb's: it shares the cooling slots.
             long = row.long_compile_ms is not None
-            timed_out = queue.compile_timed_out(db, row.user_id, hour_ago)
+            timed_out = queue.compile_timed_out(db, row.user_id, hour_ago, excluding=row.id)
             cooling = long or timed_out
             if cooling and not self._take_cooling_slot():
                 # The learner's page says the first reason that holds: their last compile timed out (with
@@ -214,7 +216,7 @@ class CompileStage:
                 submission_id, self.compile_first if long or not self.slice_seconds else self._first_slice,
                 lambda db, row: self.transport.compiled(db, row, ticket),
                 # Back at its fair turn: learners not served since go first (queue.fair_order).
-                on_long=lambda db, row: self._hold_back(db, row, ticket, "compile_long", utcnow())))
+                on_long=lambda db, row: self._hold_back(db, row, ticket, "compile_long", utcnow()), long=long))
         finally:
             self._idle.put(dispatcher)
             if cooling:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import and_
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -276,14 +277,16 @@ class Dispatcher:
         return True
 
     def compile_claimed(self, sub_id: int, compile_first: CompileFirst, on_compiled: Callable[[Session, Submission], None],
-                        on_long: Callable[[Session, Submission], None] | None = None) -> str:
+                        on_long: Callable[[Session, Submission], None] | None = None, long: bool | None = None) -> str:
         """The pipeline's compile stage (on CPU, before the job may take a GPU): claim, then
         ``compile_first(exercise_id, source, launch, on_phase) -> Result | None``. A Result (policy,
         launch or compile error, compile timeout) is final: stored and recorded like any other, and the
         job never reaches a GPU. None: it compiled; the row waits for a GPU again and
         ``on_compiled(db, row)`` defers its grading job in that same transaction. ``LongCompile`` raised:
         the row waits again as a long compile and ``on_long(db, row)`` holds it back (the caller commits).
-        Returns "final", "compiled", "long" or "skipped" (already final)."""
+        ``long``: whether the caller chose the CPU limit for a long compile (True) or a first slice (False);
+        one box: the row is claimed only while it is still so (another slot may have run its slice since).
+        Returns "final", "compiled", "long" or "skipped" (already final, or no longer as the caller saw it)."""
         import json
 
         if self.gpu is None or not self.lane:
@@ -291,10 +294,13 @@ class Dispatcher:
         with self.session_factory() as db:
             # One box: the row was picked, not handed over, so only a free row or a lapsed lease is
             # taken, and only while it still needs its compile (a second slot may have picked it too).
+            only = queue.to_compile(utcnow()) if self.uses_lanes else None
+            if only is not None and long is not None:
+                marked = Submission.long_compile_ms.is_not(None) if long else Submission.long_compile_ms.is_(None)
+                only = and_(only, marked)
             job = queue.claim(db, sub_id, lane=self.lane, owner=self.owner, gpu=bool(self.gpu),
                               lease_seconds=self.config.lease_seconds, count_attempt=False,
-                              take_over_live=not self.uses_lanes,
-                              only=queue.to_compile(utcnow()) if self.uses_lanes else None)
+                              take_over_live=not self.uses_lanes, only=only)
             if job is None:
                 queue.record_pending(db, self._record)
                 return "skipped"

@@ -178,7 +178,8 @@ def long_compile(db: Session, sub_id: int, owner: str, slice_ms: int) -> Submiss
     limit. None when the lease was lost. The caller holds it back and commits."""
     ok = changed(db, update(Submission).where(
         Submission.id == sub_id, Submission.lease_owner == owner, Submission.state.in_(states.RUNNING),
-    ).values(state=states.QUEUED, long_compile_ms=slice_ms, lease_owner=None, lease_expires_at=None,
+    ).values(state=states.QUEUED, long_compile_ms=func.coalesce(Submission.long_compile_ms, 0) + slice_ms,
+             lease_owner=None, lease_expires_at=None,
              updated_at=utcnow())) == 1
     return db.get(Submission, sub_id, populate_existing=True) if ok else None
 
@@ -206,11 +207,16 @@ def hold_back(db: Session, sub_id: int, reason: str, until: dt.datetime) -> None
                        waiting_reason=reason, waiting_until=until, updated_at=now))
 
 
-def compile_timed_out(db: Session, user_id: int, since: dt.datetime) -> bool:
-    """Did one of this learner's compiles since ``since`` end as a compile timeout (a likely bomb)?"""
-    found = db.scalar(select(Submission.id).where(
-        Submission.user_id == user_id, Submission.finished_at > since, Submission.verdict == "COMPILE_ERROR",
-        Submission.result.like('%"COMPILE_TIMEOUT"%')).limit(1))
+def compile_timed_out(db: Session, user_id: int, since: dt.datetime, excluding: int | None = None) -> bool:
+    """Did one of this learner's compiles since ``since`` end as a compile timeout (a likely bomb), or run
+    past its first slice without its full compile ever finishing (a long compile cancelled while it waited:
+    otherwise cancelling and submitting again would give every bomb a fresh first slice outside the slots
+    cooling learners share)? ``excluding``: the row being decided on."""
+    timed_out = and_(Submission.finished_at > since, Submission.verdict == "COMPILE_ERROR",
+                     Submission.result.like('%"COMPILE_TIMEOUT"%'))
+    left_long = and_(Submission.updated_at > since, Submission.long_compile_ms.is_not(None),
+                     Submission.compile_ms.is_(None), Submission.id != (excluding or 0))
+    found = db.scalar(select(Submission.id).where(Submission.user_id == user_id, or_(timed_out, left_long)).limit(1))
     db.rollback()
     return found is not None
 

@@ -250,21 +250,24 @@ def test_a_slow_phase_hook_does_not_hold_the_job_before_its_first_timed_round(mo
     assert seen == [("checking", None), ("timing", True)]
 
 
-def test_a_phase_hook_that_fails_fails_the_grade_after_the_gpu_is_free(monkeypatch, tmp_path):
-    """A hook's error (the database is gone) is raised by the grade, not lost, and the GPU lock is
-    released: the next job runs."""
+def test_a_phase_hook_that_fails_does_not_change_the_grade(monkeypatch, tmp_path):
+    """A hook's error while the job runs (the database is gone) is logged; the job is graded as if the
+    hook had worked, and the next job runs."""
     from kernels.engine.gpu.runner import run_job
 
     monkeypatch.setenv("FAKE_LOG", str(tmp_path / "log"))
 
+    calls = []
+
     def failing_hook(phase):
+        calls.append(phase)
         if phase == "timing":
             raise RuntimeError("database unreachable")
 
     runner, ex, plan = gate_pool(monkeypatch, tmp_path, "deferred_gate")
     try:
-        with pytest.raises(RuntimeError, match="database unreachable"):
-            run_job(ex, Compiled(), plan, failing_hook, runner=runner)
+        assert run_job(ex, Compiled(), plan, failing_hook, runner=runner).verdict.value == "PASSED"
         assert run_job(ex, Compiled(), plan, None, runner=runner).verdict.value == "PASSED"
     finally:
         runner.shutdown()
+    assert calls == ["checking", "timing"]

@@ -247,15 +247,20 @@ def test_rerun_requeues_and_keeps_the_old_result(app_client):
 
     first = wait()
     assert first["state"] == "awaiting_gpu"
+    from sqlalchemy import select, update
+
+    from app.submissions.models import Submission, SubmissionReview
+    with app_services(client.app).session_factory() as db:  # as if its first compile had run past the slice
+        db.execute(update(Submission).where(Submission.id == sub).values(long_compile_ms=2600))
+        db.commit()
     r = client.post(f"/api/graders/submissions/{sub}/rerun", headers=bearer(g), json={"reason": "new GPU driver"})
     assert r.status_code == 201, r.text
     again = wait()
     assert again["state"] == "awaiting_gpu" and again["attempts"] == 1
-    from sqlalchemy import select
-
-    from app.submissions.models import SubmissionReview
     with app_services(client.app).session_factory() as db:
         entry = db.scalar(select(SubmissionReview).where(SubmissionReview.submission_id == sub))
+        # the re-run compiled again from a first slice; the old slice no longer counts in the compile budget
+        assert db.get(Submission, sub).long_compile_ms is None
     assert entry.kind == "rerun" and '"UNAVAILABLE_NO_GPU"' in entry.result_before and entry.reason == "new GPU driver"
 
 

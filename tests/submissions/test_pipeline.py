@@ -349,3 +349,46 @@ def test_a_long_compile_waits_says_why_in_both_languages_and_both_compiles_count
     pipeline.stage._give_cooling_slot()
     pipeline.stop()
 
+
+
+def test_cancelling_a_long_compile_buys_no_fresh_slice_and_a_stale_slot_does_not_slice_it_again(
+        tmp_path, make_client, api_for, db_url, monkeypatch):
+    """A bomb that ran past its slice waits as a long compile. Its learner cancels it and submits again: that
+    learner counts as cooling (the next job waits while the shared slot is taken), as after a timeout. And a
+    slot that read the row before another slot marked it long cannot claim it for a second first slice."""
+    from app.bench import fake_gpu
+    from app.submissions.dispatcher import DispatcherConfig
+    from app.submissions.models import Submission
+    from app.submissions.pipeline import OneBoxPipeline
+
+    monkeypatch.setenv("MKC_FAKE_BOMB_SECONDS", "1.5")
+    client = make_client(make_settings(tmp_path, database_url=db_url, dispatcher_enabled=False,
+                                       submission_max_in_flight=3))
+    kim = api_for(client, "kim")
+    first = kim.submit(bomb("bomb 0")).json()["id"]
+    factory = app_services(client.app).session_factory
+    pipeline = OneBoxPipeline(factory, DispatcherConfig(gpu=True, lane="box:gpu0"), slots=2,
+                              compile_budget_seconds=60, grade=fake_gpu.grade, compile_first=fake_gpu.compile_first,
+                              compile_slice_seconds=1)
+    assert pipeline.gpu.hold_lane(force=True)
+    try:
+        assert pipeline.stage.run(None, first) == "long"
+        with factory() as db:
+            spent = db.get(Submission, first).long_compile_ms
+        # a slot that still took the row for a first slice: the claim checks the mark, and changes nothing
+        stale = pipeline.slot_dispatchers[0].compile_claimed(first, fake_gpu.compile_first, lambda db, row: None,
+                                                               long=False)
+        assert stale == "skipped"
+        with factory() as db:
+            row = db.get(Submission, first)
+            assert (row.state, row.long_compile_ms, row.compile_ms) == ("queued", spent, None)
+        cancelled = kim.client.post(f"/api/submissions/{first}/cancel", headers=kim.headers)
+        assert cancelled.status_code == 200 and cancelled.json()["state"] == "cancelled"
+        again = kim.submit(bomb("bomb 1")).json()["id"]
+        assert pipeline.stage._take_cooling_slot()  # the slot cooling learners share is taken
+        assert pipeline.stage.run(None, again) == "cooling_down"
+        held = kim.client.get(f"/api/submissions/{again}?lang=en", headers=kim.headers).json()
+        assert (held["state"], held["waiting_reason"]) == ("queued", "compile_cooldown")
+        pipeline.stage._give_cooling_slot()
+    finally:
+        pipeline.stop()

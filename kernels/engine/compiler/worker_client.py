@@ -129,11 +129,13 @@ class CompileWorker:
     # ---- one compile -----------------------------------------------------------------
 
     def limits(self, cpu_s: float | None = None) -> tuple[float, float]:
-        """(CPU seconds, wall seconds) of one compile: the configured ones, or a job's shorter CPU
-        limit (a first slice) with a wall deadline that follows it (twice it plus two)."""
+        """(CPU seconds, wall seconds) of one compile: the configured ones, or a job's shorter CPU limit (a
+        first slice) under the same wall deadline. The CPU limit is what ends a bomb's slice; a shorter wall
+        deadline would also end an honest compile that an overloaded host starved of CPU, and send it to
+        wait behind the bombs as a long compile."""
         if cpu_s is None or cpu_s >= self.settings.cpu_s:
             return self.settings.cpu_s, self.settings.wall_s
-        return cpu_s, min(self.settings.wall_s, 2.0 * cpu_s + 2.0)
+        return cpu_s, self.settings.wall_s
 
     def compile(self, source: str, name: str, options: list[str],
                 name_expressions: list[str], cpu_s: float | None = None) -> RawCompile:

@@ -52,12 +52,15 @@ def clocks() -> str:
 def at_once(gpus: int, per_gpu: int) -> dict[int, dict[str, float]]:
     """One process per GPU, all started together; each reports its medians as one JSON line."""
     procs = {gpu: subprocess.Popen([sys.executable, "-m", MODULE, "--one", str(per_gpu)], stdout=subprocess.PIPE,
-                                   text=True, env=dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu)))
+                                   stderr=subprocess.PIPE, text=True, env=dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu)))
              for gpu in range(gpus)}
     out = {}
     for gpu, proc in procs.items():
-        text, _ = proc.communicate(timeout=600)
-        out[gpu] = json.loads(text.strip().splitlines()[-1])
+        text, errors = proc.communicate(timeout=600)
+        lines = text.strip().splitlines()
+        if proc.returncode != 0 or not lines:  # e.g. --gpus larger than the GPUs of this host
+            raise SystemExit(f"GPU {gpu}: the measuring process failed (rc {proc.returncode}):\n{errors[-2000:]}")
+        out[gpu] = json.loads(lines[-1])
     return out
 
 

@@ -195,8 +195,9 @@ class GpuRunner:
     def run(self, job: Job, on_event: Callable[[Event], None]) -> tuple[Event, Worker]:
         """Run one job; returns (final event, worker). Holds the GPU lock throughout. ``on_event``
         (the caller's phase hook: a database write where a learner's page shows the phase) runs on a
-        thread of its own, so the job never waits for it; every call has ended when this returns, and
-        an exception it raised is raised here, after the GPU lock is released."""
+        thread of its own, so the job never waits for it; every call has ended when this returns. A
+        hook that fails is logged and not called again for this job: progress shown to a learner never
+        changes a grade."""
         relay = HookRelay(on_event)
         try:
             return self._run_locked(job, relay)
@@ -304,12 +305,13 @@ class HookRelay:
     """Calls ``hook`` with each event, in order, on a thread of its own. The watch loop hands an event
     over and goes on: a "timing" phase shown on a learner's page is a database write that, with several
     workers sharing a database, waits for its lock; done in the watch loop it sat between the job's
-    checking and its first timed round (the worker's "checked" waited behind it)."""
+    checking and its first timed round (the worker's "checked" waited behind it). A hook that raises is
+    logged and not called again for this job (the grade goes on: progress never changes a verdict)."""
 
     def __init__(self, hook: Callable[[Event], None]) -> None:
         self.hook = hook
         self._events: queue.SimpleQueue[Event | None] = queue.SimpleQueue()
-        self._error: BaseException | None = None
+        self._failed = False
         self._thread = threading.Thread(target=self._deliver, name="gpu-phase-hook", daemon=True)
         self._thread.start()
 
@@ -318,18 +320,17 @@ class HookRelay:
 
     def _deliver(self) -> None:
         while (ev := self._events.get()) is not None:
-            if self._error is None:  # after a failure the rest are dropped; close() raises it
+            if not self._failed:
                 try:
                     self.hook(ev)
-                except BaseException as exc:  # handed to the caller's thread by close()
-                    self._error = exc
+                except Exception:
+                    self._failed = True
+                    log.exception("the phase hook failed; the job goes on without it")
 
     def close(self) -> None:
-        """Wait until every event was delivered; raise what the hook raised."""
+        """Wait until every event was delivered."""
         self._events.put(None)
         self._thread.join()
-        if self._error is not None:
-            raise self._error
 
 
 _runner: ProcessWide[GpuRunner] = ProcessWide(GpuRunner)
