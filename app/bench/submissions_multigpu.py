@@ -146,7 +146,8 @@ def rows_of(db_url: str, ids: Iterable[int], *, count_graded: bool = True) -> di
             graded[str(payload.get("submission"))] += 1
         for row in db.scalars(select(Submission).where(Submission.id.in_(list(ids)))):
             result = json.loads(row.result) if row.result else {}
-            out[row.id] = {"state": row.state, "verdict": row.verdict, "lane": row.lane, "attempts": row.attempts,
+            out[row.id] = {"state": row.state, "recorded": bool(row.recorded), "verdict": row.verdict,
+                           "lane": row.lane, "attempts": row.attempts,
                            "created_at": row.created_at, "claimed_at": row.claimed_at, "started_at": row.started_at,
                            "finished_at": row.finished_at, "code": (result.get("message") or {}).get("code"),
                            "ran_on_gpu": bool(result.get("correctness")),
@@ -206,9 +207,11 @@ def medians(rows: Iterable[dict[str, Any]]) -> dict[str, float]:
 
 
 def wait_done(db_url: str, ids: Iterable[int], deadline: float) -> dict[int, dict[str, Any]]:
+    """Until every job is done and recorded: the verdict and its XP are two transactions, so a job seen
+    "done" a moment after its verdict was stored may not have its graded event yet."""
     while True:
         rows = rows_of(db_url, ids, count_graded=False)
-        if all(r["state"] == "done" for r in rows.values()) or time.monotonic() > deadline:
+        if all(r["state"] == "done" and r["recorded"] for r in rows.values()) or time.monotonic() > deadline:
             return rows_of(db_url, ids)
         time.sleep(0.5)
 
