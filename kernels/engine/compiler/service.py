@@ -189,7 +189,7 @@ class Compiler:
             raise self._unavailable_error(exc) from None
         except WorkerTimeout:
             raise CompileError(Verdict.COMPILE_ERROR, codes.COMPILE_TIMEOUT,
-                               {"seconds": self.worker.limits(cpu_s)[1]}) from None
+                               {"seconds": self.worker.settings.wall_s}) from None
         except WorkerDied as exc:
             import signal as _signal
 

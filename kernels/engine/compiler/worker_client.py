@@ -129,13 +129,12 @@ class CompileWorker:
     # ---- one compile -----------------------------------------------------------------
 
     def limits(self, cpu_s: float | None = None) -> tuple[float, float]:
-        """(CPU seconds, wall seconds) of one compile: the configured ones, or a job's shorter CPU limit (a
-        first slice) under the same wall deadline. The CPU limit is what ends a bomb's slice; a shorter wall
-        deadline would also end an honest compile that an overloaded host starved of CPU, and send it to
-        wait behind the bombs as a long compile."""
-        if cpu_s is None or cpu_s >= self.settings.cpu_s:
-            return self.settings.cpu_s, self.settings.wall_s
-        return cpu_s, self.settings.wall_s
+        """(CPU seconds, wall seconds) of one compile: a job may ask for less CPU than configured (a first
+        slice), never more; the wall deadline is always the configured one. The CPU limit is what ends a
+        bomb's slice; a shorter wall deadline would also end an honest compile that an overloaded host
+        starved of CPU, and send it to wait behind the bombs as a long compile."""
+        cpu = self.settings.cpu_s if cpu_s is None else min(cpu_s, self.settings.cpu_s)
+        return cpu, self.settings.wall_s
 
     def compile(self, source: str, name: str, options: list[str],
                 name_expressions: list[str], cpu_s: float | None = None) -> RawCompile:
