@@ -58,6 +58,7 @@ from app.bench.host_load import HostLoad
 from app.bench.submissions_cluster import Workers
 from app.bench.submissions_gpu import KERNELS, Client, launch_of
 from app.bench.submissions_server import Server, add_users
+from kernels.engine.gpu.runner import WORKER_STAGES
 
 T0 = time.monotonic()
 
@@ -161,10 +162,8 @@ def rows_of(db_url: str, ids: Iterable[int], *, count_graded: bool = True) -> di
 # Where a job's time goes (ms), from its stored result's ``versions`` (kernels/engine/gpu/runner.py)
 PROFILE = {"wait_lock": "gpu_wait_lock_ms", "wait_spare": "gpu_wait_spare_ms", "gpu_job": "gpu_job_ms",
            "reap": "gpu_reap_ms", "gpu_worker_imports": "gpu_worker_imports_ms",
-           "gpu_worker_warm": "gpu_worker_warm_ms", "stage_setup": "gpu_stage_setup_ms",
-           "stage_checking": "gpu_stage_checking_ms", "stage_inputs_wait": "gpu_stage_inputs_wait_ms",
-           "stage_gate": "gpu_stage_gate_ms", "stage_settle": "gpu_stage_settle_ms",
-           "stage_timing": "gpu_stage_timing_ms"}
+           "gpu_worker_warm": "gpu_worker_warm_ms",
+           **{f"stage_{name}": f"gpu_stage_{name}_ms" for name in WORKER_STAGES}}
 
 
 def job_figures(compile_ms: int | None, started: dt.datetime | None, finished: dt.datetime | None,

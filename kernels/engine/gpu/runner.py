@@ -368,6 +368,11 @@ def run_job(exercise: Exercise, compiled: CompiledKernel, launch_plan: LaunchPla
     return result
 
 
+# The job's stages inside its worker (worker.py), as ``gpu_stage_<name>_ms`` entries: set-up, checking,
+# the wait for its inputs and at the gate, the timed rounds, the re-checks settled at the end.
+WORKER_STAGES = ("setup", "checking", "inputs_wait", "gate", "settle", "timing")
+
+
 def profile_entries(profile: Mapping[str, Any]) -> dict[str, str]:
     """Where a job's time went, as ``versions`` entries (strings, like ``gpu_cold_start``): the wait
     for the GPU lock and for a warmed worker, the job on the GPU worker, the reaping, and the start-up
@@ -377,9 +382,6 @@ def profile_entries(profile: Mapping[str, Any]) -> dict[str, str]:
     ms = {"gpu_wait_lock_ms": profile.get("wait_lock_ms"), "gpu_wait_spare_ms": profile.get("wait_spare_ms"),
           "gpu_job_ms": profile.get("job_ms"), "gpu_reap_ms": profile.get("reap_ms"),
           "gpu_worker_imports_ms": startup.get("imports_ms"), "gpu_worker_warm_ms": startup.get("warm_ms")}
-    # the job's stages inside its worker (worker.py): set-up, checking, the wait for its inputs and at
-    # the gate, the timed rounds, the re-checks settled at the end
     stages = profile.get("worker") or {}
-    ms.update({f"gpu_stage_{name}": stages.get(name) for name in
-               ("setup_ms", "checking_ms", "inputs_wait_ms", "gate_ms", "settle_ms", "timing_ms")})
+    ms.update({f"gpu_stage_{name}_ms": stages.get(f"{name}_ms") for name in WORKER_STAGES})
     return {key: f"{float(value):.1f}" for key, value in ms.items() if isinstance(value, (int, float))}
