@@ -142,20 +142,29 @@ def test_a_lease_lost_mid_compile_and_mid_gpu_is_taken_over_once(kind, request, 
         transport.stop()
 
 
-def test_a_compiled_job_says_it_waits_for_the_gpu_in_both_languages(tmp_path, make_client, api_for, db_url):
-    """Between the stages the row is queued again; its text says it compiled and where it stands in the
-    GPU's queue, not in the compile queue (a learner whose job still needs its compile is not ahead)."""
+def stepped_box(factory, *, slots: int, budget: float = 120, slice_seconds: float = 0.0):
+    """The one-box pipeline driven step by step (no threads) with the fake GPU and compile stand-ins, this
+    GPU's lane held."""
     from app.bench import fake_gpu
     from app.submissions.dispatcher import DispatcherConfig
     from app.submissions.pipeline import OneBoxPipeline
 
+    pipeline = OneBoxPipeline(factory, DispatcherConfig(gpu=True, lane="box:gpu0"), slots=slots,
+                              compile_budget_seconds=budget, grade=fake_gpu.grade, compile_first=fake_gpu.compile_first,
+                              compile_slice_seconds=slice_seconds)
+    assert pipeline.gpu.hold_lane(force=True)
+    return pipeline
+
+
+def test_a_compiled_job_says_it_waits_for_the_gpu_in_both_languages(tmp_path, make_client, api_for, db_url):
+    """Between the stages the row is queued again; its text says it compiled and where it stands in the
+    GPU's queue, not in the compile queue (a learner whose job still needs its compile is not ahead)."""
+
     client = make_client(make_settings(tmp_path, database_url=db_url, dispatcher_enabled=False))
     ann, bob = api_for(client, "ann"), api_for(client, "bob")
     first = ann.submit(gemm_source("ann 0")).json()["id"]
-    pipeline = OneBoxPipeline(app_services(client.app).session_factory, DispatcherConfig(gpu=True, lane="box:gpu0"),
-                              slots=1, compile_budget_seconds=120, grade=fake_gpu.grade,
-                              compile_first=fake_gpu.compile_first)
-    assert pipeline.gpu.hold_lane(force=True) and pipeline.compile_step()
+    pipeline = stepped_box(app_services(client.app).session_factory, slots=1)
+    assert pipeline.compile_step()
     second = bob.submit(gemm_source("bob 0")).json()["id"]
     view = ann.client.get(f"/api/submissions/{first}?lang=en", headers=ann.headers).json()
     assert (view["state"], view["position"]) == ("queued", 1)
@@ -192,11 +201,8 @@ def test_a_stalled_compile_of_a_learner_over_the_compile_budget_waits_once(tmp_p
 
     from sqlalchemy import update
 
-    from app.bench import fake_gpu
     from app.core.clock import utcnow
-    from app.submissions.dispatcher import DispatcherConfig
     from app.submissions.models import Submission
-    from app.submissions.pipeline import OneBoxPipeline
 
     client = make_client(make_settings(tmp_path, database_url=db_url, dispatcher_enabled=False,
                                        submission_max_in_flight=3))
@@ -212,9 +218,7 @@ def test_a_stalled_compile_of_a_learner_over_the_compile_budget_waits_once(tmp_p
         db.execute(update(Submission).where(Submission.id == stalled).values(
             state="compiling", lease_owner="gone:1:dead", lease_expires_at=now - dt.timedelta(seconds=5)))
         db.commit()
-    pipeline = OneBoxPipeline(factory, DispatcherConfig(gpu=True, lane="box:gpu0"), slots=1,
-                              compile_budget_seconds=120, grade=fake_gpu.grade, compile_first=fake_gpu.compile_first)
-    assert pipeline.gpu.hold_lane(force=True)
+    pipeline = stepped_box(factory, slots=1)
     assert pipeline.compile_step()  # held back
     assert not pipeline.compile_step()  # and not picked again
     view = kim.client.get(f"/api/submissions/{stalled}?lang=en", headers=kim.headers).json()
@@ -294,12 +298,9 @@ def test_a_long_compile_waits_says_why_in_both_languages_and_both_compiles_count
 
     from sqlalchemy import select
 
-    from app.bench import fake_gpu
     from app.core.clock import utcnow
     from app.submissions import compiling, queue
-    from app.submissions.dispatcher import DispatcherConfig
     from app.submissions.models import Submission
-    from app.submissions.pipeline import OneBoxPipeline
 
     monkeypatch.setenv("MKC_FAKE_BOMB_SECONDS", "1.5")
     monkeypatch.setattr(compiling, "COOLDOWN_RETRY_SECONDS", 0)  # a row held at the shared slot may go on at once
@@ -309,10 +310,7 @@ def test_a_long_compile_waits_says_why_in_both_languages_and_both_compiles_count
     bombed = kim.submit(bomb("bomb 0")).json()["id"]
     later = kim.submit(gemm_source("kim 1")).json()["id"]
     factory = app_services(client.app).session_factory
-    pipeline = OneBoxPipeline(factory, DispatcherConfig(gpu=True, lane="box:gpu0"), slots=2,
-                              compile_budget_seconds=60, grade=fake_gpu.grade, compile_first=fake_gpu.compile_first,
-                              compile_slice_seconds=1)
-    assert pipeline.gpu.hold_lane(force=True)
+    pipeline = stepped_box(factory, slots=2, budget=60, slice_seconds=1)
 
     def shown(sub_id: int, lang: str) -> dict:
         return kim.client.get(f"/api/submissions/{sub_id}?lang={lang}", headers=kim.headers).json()
@@ -357,9 +355,7 @@ def test_cancelling_a_long_compile_buys_no_fresh_slice_and_a_stale_slot_does_not
     learner counts as cooling (the next job waits while the shared slot is taken), as after a timeout. And a
     slot that read the row before another slot marked it long cannot claim it for a second first slice."""
     from app.bench import fake_gpu
-    from app.submissions.dispatcher import DispatcherConfig
     from app.submissions.models import Submission
-    from app.submissions.pipeline import OneBoxPipeline
 
     monkeypatch.setenv("MKC_FAKE_BOMB_SECONDS", "1.5")
     client = make_client(make_settings(tmp_path, database_url=db_url, dispatcher_enabled=False,
@@ -367,10 +363,7 @@ def test_cancelling_a_long_compile_buys_no_fresh_slice_and_a_stale_slot_does_not
     kim = api_for(client, "kim")
     first = kim.submit(bomb("bomb 0")).json()["id"]
     factory = app_services(client.app).session_factory
-    pipeline = OneBoxPipeline(factory, DispatcherConfig(gpu=True, lane="box:gpu0"), slots=2,
-                              compile_budget_seconds=60, grade=fake_gpu.grade, compile_first=fake_gpu.compile_first,
-                              compile_slice_seconds=1)
-    assert pipeline.gpu.hold_lane(force=True)
+    pipeline = stepped_box(factory, slots=2, budget=60, slice_seconds=1)
     try:
         assert pipeline.stage.run(None, first) == "long"
         with factory() as db:
