@@ -31,6 +31,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from kernels.engine.gpu.device import smi_query
 from kernels.engine.gpu.hold import hold_compiled_here
 
 from . import rungs as rung_mod
@@ -127,13 +128,14 @@ def gpu_info() -> dict[str, Any]:
             "clock_mhz": rt.deviceGetAttribute(rt.cudaDevAttrClockRate, dev.id) // 1000,
             "driver": ver(rt.driverGetVersion()), "cuda_runtime": ver(rt.runtimeGetVersion()),
             "nvrtc": ".".join(map(str, nvrtc.getVersion())), "cupy": cp.__version__}
-    try:   # current clocks and the driver's own version string, when nvidia-smi is there
-        q = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.max.sm,clocks.mem",
-                            "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=20)
-        drv, sm, smmax, mem = [x.strip() for x in q.stdout.strip().splitlines()[0].split(",")]
-        info.update(driver=drv, clock_sm_now_mhz=int(sm), clock_max_mhz=int(smmax), clock_mem_mhz=int(mem))
-    except Exception:
-        pass
+    smi = smi_query(("driver_version", "clocks.sm", "clocks.max.sm", "clocks.mem"))
+    if smi:  # current clocks and the driver's own version string, when nvidia-smi is there
+        first = smi[0]
+        try:
+            info.update(driver=first["driver_version"], clock_sm_now_mhz=int(first["clocks.sm"]),
+                        clock_max_mhz=int(first["clocks.max.sm"]), clock_mem_mhz=int(first["clocks.mem"]))
+        except ValueError:  # "[N/A]" on a GPU that does not report a clock
+            pass
     return info
 
 

@@ -204,3 +204,22 @@ def test_the_context_bench_reports_a_workers_context_alone_and_at_once():
     assert 0 < alone["context_ms"] < alone["start_ms"]
     assert any(line.startswith("GPU 0 with 1 at once: ") for line in lines)
     assert any(line.startswith("context: ") and " x that with 1 GPUs at once" in line for line in lines)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_the_driver_bench_reports_fresh_processes_and_recycled_contexts():
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", "kernels.engine.gpu.bench_driver", "--gpus", "1", "--per-gpu", "2"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    fresh = json.loads(next(line for line in lines if line.startswith("fresh, GPU 0 alone: ")).split(": ", 1)[1])
+    assert {"init_ms", "context_ms", "alloc_ms", "destroy_ms", "process_ms", "pageable_memory_access"} <= set(fresh)
+    assert 0 < fresh["init_ms"] < fresh["process_ms"] and fresh["context_ms"] > 0
+    recycled = json.loads(next(line for line in lines if line.startswith("recycle, GPU 0 alone: ")).split(": ", 1)[1])
+    assert recycled["context_ms"] > 0 and recycled["destroy_ms"] > 0
+    assert sum(line.startswith(("fresh: ", "recycle: ")) and "contexts per second over the host" in line
+               for line in lines) == 2
+    assert lines[0].startswith("before: ") and lines[-1].startswith("after: ")

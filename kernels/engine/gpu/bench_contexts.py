@@ -20,6 +20,8 @@ import subprocess
 import sys
 import time
 
+from .device import clocks_line
+
 STAGES = ("imports_ms", "context_ms", "cublas_ms", "warm_ms")
 MODULE = "kernels.engine.gpu.bench_contexts"  # the children run this module by name (run as a script, it is __main__)
 
@@ -40,13 +42,6 @@ def one_gpu(count: int) -> dict[str, float]:
                      "start_ms": (time.perf_counter() - t0) * 1e3})
     return {k: round(statistics.median(s[k] for s in seen), 1) for k in (*STAGES, "start_ms") if k in seen[0]}
 
-
-def clocks() -> str:
-    try:
-        return subprocess.run(["nvidia-smi", "--query-gpu=index,name,clocks.sm,clocks.max.sm", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=30).stdout.strip().replace("\n", "; ")
-    except (OSError, subprocess.SubprocessError):
-        return "nvidia-smi not found"
 
 
 def at_once(gpus: int, per_gpu: int) -> dict[int, dict[str, float]]:
@@ -73,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.one is not None:
         print(json.dumps(one_gpu(args.one)), flush=True)
         return 0
-    print(f"before: {clocks()}")
+    print(f"before: {clocks_line()}")
     alone = at_once(1, args.per_gpu)[0]
     print(f"GPU 0 alone: {json.dumps(alone)}")
     together = at_once(args.gpus, args.per_gpu)
@@ -81,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"GPU {gpu} with {args.gpus} at once: {json.dumps(medians)}")
     ratio = statistics.median(m["context_ms"] for m in together.values()) / alone["context_ms"]
     print(f"context: {alone['context_ms']} ms alone, {ratio:.2f} x that with {args.gpus} GPUs at once")
-    print(f"after: {clocks()}")
+    print(f"after: {clocks_line()}")
     return 0
 
 

@@ -21,11 +21,11 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..gpu.device import smi_query
 from .roofline import RESULTS_DIR, slug
 
 COPY = r"""
@@ -68,13 +68,12 @@ def _best_ms(fn: Callable[..., object], repeats: int) -> float:  # called with n
 
 
 def clocks() -> dict[str, str]:
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu",
-                              "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=20).stdout
-        sm, sm_max, mem, power, temp = [v.strip() for v in out.splitlines()[0].split(",")]
-        return {"sm_mhz": sm, "sm_max_mhz": sm_max, "mem_mhz": mem, "power_w": power, "temp_c": temp}
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+    rows = smi_query(("clocks.sm", "clocks.max.sm", "clocks.mem", "power.draw", "temperature.gpu"))
+    if not rows:
         return {}
+    first = rows[0]
+    return {"sm_mhz": first["clocks.sm"], "sm_max_mhz": first["clocks.max.sm"], "mem_mhz": first["clocks.mem"],
+            "power_w": first["power.draw"], "temp_c": first["temperature.gpu"]}
 
 
 def measure(repeats: int = 20) -> dict[str, Any]:
