@@ -53,3 +53,15 @@ def test_the_driver_bench_refuses_a_count_below_one():
     out = subprocess.run([sys.executable, "-m", "kernels.engine.gpu.bench_driver", "--per-gpu", "0"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "--gpus and --per-gpu must be at least 1" in out.stderr
+
+
+def test_a_benchmark_can_bind_each_sandboxed_worker_to_its_own_gpu(monkeypatch):
+    from kernels.engine.gpu import sandbox
+
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert "CUDA_VISIBLE_DEVICES" not in sandbox.worker_env(sandboxed=True)
+    assert sandbox.worker_env(sandboxed=True, gpu="2")["CUDA_VISIBLE_DEVICES"] == "2"
+    args = sandbox.bwrap_args(gpu="3")
+    assert any(args[i:i + 3] == ["--setenv", "CUDA_VISIBLE_DEVICES", "3"] for i in range(len(args)))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")  # a worker bound with --gpu 1 keeps its own
+    assert sandbox.worker_env(sandboxed=True)["CUDA_VISIBLE_DEVICES"] == "1"

@@ -216,7 +216,9 @@ def test_the_driver_bench_reports_fresh_processes_and_recycled_contexts():
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.splitlines()
     fresh = json.loads(next(line for line in lines if line.startswith("fresh, GPU 0 alone: ")).split(": ", 1)[1])
-    assert {"init_ms", "context_ms", "alloc_ms", "destroy_ms", "process_ms", "pageable_memory_access"} <= set(fresh)
+    assert {"init_ms", "context_ms", "alloc_ms", "destroy_ms", "process_ms", "pageable_memory_access",
+            "pci_bus_id"} <= set(fresh)
+    assert fresh["pci_bus_id"].count(":") == 2  # one card, e.g. 0000:00:06.0
     assert 0 < fresh["init_ms"] < fresh["process_ms"] and fresh["context_ms"] > 0
     recycled = json.loads(next(line for line in lines if line.startswith("recycle, GPU 0 alone: ")).split(": ", 1)[1])
     assert recycled["context_ms"] > 0 and recycled["destroy_ms"] > 0

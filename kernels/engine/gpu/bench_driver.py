@@ -13,7 +13,7 @@ driver API alone (ctypes on libcuda: no CuPy, nothing cached):
 
 Each runs on GPU 0 alone, then on GPUs 0..N-1 at once (one sandbox per GPU, bound with
 CUDA_VISIBLE_DEVICES). Printed: the GPU's name and clocks before and after, the medians (ms) of each
-step, and the host-wide rate (contexts per second, all GPUs together) when N make them at once:
+step and the PCI bus id each child ran on, and the host-wide rate (contexts per second, all GPUs together) when N make them at once:
 with one fresh process per job, that rate caps the host's jobs per second whatever the GPUs do.
 Also printed: whether a kernel could read the worker's host memory through plain pointers
 (``CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS``; 0 means it faults instead).
@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -63,6 +62,11 @@ class Driver:
         self.call("cuInit", 0)
         self.call("cuDeviceGet", ctypes.byref(self.device), 0)
 
+    def pci_bus_id(self) -> str:
+        text = ctypes.create_string_buffer(32)
+        self.call("cuDeviceGetPCIBusId", text, len(text), self.device)
+        return text.value.decode()
+
     def attribute(self, number: int) -> int:
         value = ctypes.c_int(-1)
         self.call("cuDeviceGetAttribute", ctypes.byref(value), number, self.device)
@@ -90,17 +94,19 @@ def child(kind: str, count: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     driver = Driver()
     driver.init()
-    out: dict[str, Any] = {"init_ms": _ms(t0), "pageable_memory_access": driver.attribute(PAGEABLE_MEMORY_ACCESS)}
+    out: dict[str, Any] = {"init_ms": _ms(t0), "pci_bus_id": driver.pci_bus_id(),
+                           "pageable_memory_access": driver.attribute(PAGEABLE_MEMORY_ACCESS)}
     rounds = [driver.context() for _ in range(1 if kind == "fresh" else count)]
     out.update({key: statistics.median(r[key] for r in rounds) for key in rounds[0]})
     return out
 
 
-def sandboxed(kind: str, count: int) -> list[str]:
+def sandboxed(kind: str, count: int, gpu: int) -> list[str]:
+    """The child's command line in the GPU worker's sandbox, bound to ``gpu`` like a grading worker."""
     from . import sandbox
 
     python = [sys.executable, "-s", "-B", "-m", MODULE, "--child", kind, "--per-gpu", str(count)]
-    return [sandbox.bwrap_binary(), *sandbox.bwrap_args(), "--", *python]
+    return [sandbox.bwrap_binary(), *sandbox.bwrap_args(gpu=str(gpu)), "--", *python]
 
 
 def run_child(kind: str, count: int, gpu: int) -> dict[str, Any]:
@@ -108,11 +114,10 @@ def run_child(kind: str, count: int, gpu: int) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     try:
-        command = sandboxed(kind, count)
+        command = sandboxed(kind, count, gpu)
     except SandboxUnavailable as exc:
         raise SystemExit(f"no GPU sandbox here: {exc}") from None
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, CUDA_VISIBLE_DEVICES=str(gpu)))
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=300)
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
         raise SystemExit(f"GPU {gpu}: the sandboxed {kind} process failed (rc {proc.returncode}): "
@@ -122,7 +127,7 @@ def run_child(kind: str, count: int, gpu: int) -> dict[str, Any]:
     return out
 
 
-def series(kind: str, gpus: int, per_gpu: int) -> tuple[dict[int, dict[str, float]], float]:
+def series(kind: str, gpus: int, per_gpu: int) -> tuple[dict[int, dict[str, Any]], float]:
     """``kind`` on GPUs 0..gpus-1 at once: each GPU's medians, and contexts per second over the host."""
 
     def on(gpu: int) -> list[dict[str, Any]]:
@@ -134,7 +139,8 @@ def series(kind: str, gpus: int, per_gpu: int) -> tuple[dict[int, dict[str, floa
     with ThreadPoolExecutor(max_workers=gpus) as pool:
         per = dict(zip(range(gpus), pool.map(on, range(gpus)), strict=True))
     wall_s = time.perf_counter() - t0
-    medians = {gpu: {key: round(statistics.median(float(r[key]) for r in rows), 1) for key in rows[0]}
+    medians = {gpu: {key: (round(statistics.median(float(r[key]) for r in rows), 1) if key != "pci_bus_id"
+                           else ",".join(sorted({str(r[key]) for r in rows}))) for key in rows[0]}
                for gpu, rows in per.items()}
     return medians, gpus * per_gpu / wall_s
 

@@ -85,12 +85,14 @@ def worker_command(opts: dict[str, Any], fd: int, *, sandboxed: bool) -> list[st
     return [bwrap_binary(), *bwrap_args(), "--", *py_cmd]
 
 
-def worker_env(*, sandboxed: bool) -> dict[str, str]:
-    """Environment of the worker (only used unsandboxed; bwrap gets --clearenv + --setenv)."""
+def worker_env(*, sandboxed: bool, gpu: str = "") -> dict[str, str]:
+    """Environment of the worker (only used unsandboxed; bwrap gets --clearenv + --setenv). ``gpu``:
+    the CUDA_VISIBLE_DEVICES it gets instead of this process's own (a benchmark measuring several GPUs
+    from one process)."""
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": sandbox_pythonpath(),
            "PYTHONDONTWRITEBYTECODE": "1", "CUPY_CACHE_DIR": "/tmp/kernels-cupy-cache",
            "LD_LIBRARY_PATH": library_path(), **BLAS_ONE_THREAD, **ONE_QUEUE}
-    device = visible_devices()
+    device = gpu or visible_devices()
     if device:  # a grading worker bound to one GPU (python -m app worker --gpu N): its jobs run there
         env["CUDA_VISIBLE_DEVICES"] = device
     return env
@@ -106,11 +108,12 @@ def sandbox_pythonpath() -> str:
     return ":".join([str(REPO_ROOT)] + package_dirs())
 
 
-def bwrap_args() -> list[str]:
-    """Sees the kernels/ folder, /proc, the driver's libraries and the /dev/nvidia* nodes."""
+def bwrap_args(gpu: str = "") -> list[str]:
+    """Sees the kernels/ folder, /proc, the driver's libraries and the /dev/nvidia* nodes. ``gpu`` as
+    in ``worker_env``."""
     read_only = [*DRIVER_LIB_DIRS, sys.base_prefix, sys.prefix,
                  os.path.dirname(os.path.realpath(sys.executable)), *package_dirs(), str(KERNELS_DIR)]
     return sandboxing.bwrap_args(
         system_dirs=SYSTEM_DIRS, system_files=SYSTEM_FILES, read_only=read_only, mount_proc=True,
-        dev_binds=sorted(glob.glob("/dev/nvidia*")), env=worker_env(sandboxed=True),
+        dev_binds=sorted(glob.glob("/dev/nvidia*")), env=worker_env(sandboxed=True, gpu=gpu),
     )
