@@ -1,6 +1,7 @@
 """Shared fixtures: an app on a temporary SQLite file, and lesson folders built on the fly."""
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -34,6 +35,18 @@ def make_settings(tmp_path: Path, **overrides):
     # _env_file=None: a developer's .env must not leak into tests. (In the dict because pydantic-settings'
     # init-only arguments are not in the signature a type checker sees without its plugin.)
     return Settings(**{"_env_file": None, **values})
+
+
+@pytest.fixture(autouse=True)
+def _gpu_binding_kept():
+    """A test app's dispatcher binds its process to a GPU (CUDA_VISIBLE_DEVICES, as a server does);
+    the next test starts from the binding this run began with."""
+    before = os.environ.get("CUDA_VISIBLE_DEVICES")
+    yield
+    if before is None:
+        os.environ.pop("CUDA_VISIBLE_DEVICES", None)
+    else:
+        os.environ["CUDA_VISIBLE_DEVICES"] = before
 
 
 @pytest.fixture

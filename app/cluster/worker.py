@@ -70,7 +70,9 @@ def load_callable(path: str) -> Callable[..., Any]:
 def run(args: argparse.Namespace) -> int:
     # Before anything imports CUDA or probes for a GPU: this process and its sandboxed GPU workers
     # see only device N.
-    os.environ["CUDA_VISIBLE_DEVICES"] = str(args.gpu)
+    from app.submissions.lanes import bind_gpu
+
+    bind_gpu(args.gpu, explicit=True)
 
     from app.cluster.jobs import ClusterConfigError, conninfo
     from app.core.config import Settings

@@ -102,7 +102,8 @@ class Settings(BaseSettings):
     dispatcher_enabled: bool = True
     # "auto" asks the engine whether a GPU is here; "off" only compiles (jobs wait in awaiting_gpu).
     dispatcher_gpu: str = Field(default="auto", pattern="^(auto|on|off)$")
-    dispatcher_gpu_index: int = 0
+    # The GPU a dispatcher binds (CUDA_VISIBLE_DEVICES) unless its process was started bound already.
+    dispatcher_gpu_index: int = Field(default=0, ge=0)
     # Lane name; empty means "<host>:gpu<index>" (or "<host>:cpu" without a GPU).
     dispatcher_lane: str = ""
     dispatcher_poll_seconds: float = 0.5

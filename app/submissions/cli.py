@@ -56,12 +56,11 @@ def serve(settings: Settings, *, gpu_index: int | None, lane: str | None = None,
     ``MKC_COMPILE_SLOTS``); ``grade``/``compile_first``: stand-ins (tests and benchmarks without a GPU)."""
     from app.core.db import make_engine, make_session_factory
     from app.core.migrate import upgrade_to_head
+    from app.submissions.lanes import bind_gpu
     from app.submissions.runtime import dispatcher_config, one_box
 
-    if gpu_index is not None:  # bind this dispatcher's sandboxed GPU workers to that device
-        import os
-
-        os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu_index)
+    # this dispatcher's sandboxed GPU workers run on that device: the flag's, else the setting's
+    bind_gpu(settings.dispatcher_gpu_index if gpu_index is None else gpu_index, explicit=gpu_index is not None)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings.ensure_data_dir()
     if slots is not None:

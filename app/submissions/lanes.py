@@ -28,6 +28,18 @@ def new_owner_id() -> str:
     return f"{HOST}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
+def bind_gpu(index: int, *, explicit: bool) -> None:
+    """Bind this process, and the sandboxed GPU workers it starts, to GPU ``index``: the engine passes
+    CUDA_VISIBLE_DEVICES into each worker, where the card is device 0. Call it before anything asks for
+    a GPU. ``explicit`` (``worker --gpu N``, ``dispatcher --gpu-index N``) always binds; the
+    ``MKC_DISPATCHER_GPU_INDEX`` setting binds unless the process was started bound already (an
+    operator's CUDA_VISIBLE_DEVICES wins). Unbound, a worker on a host with several GPUs would see all
+    of them, and every job's worker would pay for that in its CUDA start-up (on four H100s: 0.89 s of
+    cuInit instead of 0.19 s)."""
+    if explicit or not os.environ.get("CUDA_VISIBLE_DEVICES", "").strip():
+        os.environ["CUDA_VISIBLE_DEVICES"] = str(index)
+
+
 def default_lane(gpu: bool, gpu_index: int) -> str:
     return f"{HOST}:gpu{gpu_index}" if gpu else f"{HOST}:cpu"
 

@@ -20,6 +20,7 @@ from app.core.services import app_services
 from app.lessons.catalog import Catalog
 from app.submissions.dispatcher import CompileFirst, DispatcherConfig, Grade
 from app.submissions.events import ChangeHub
+from app.submissions.lanes import bind_gpu
 from app.submissions.models import Submission
 from app.submissions.pipeline import OneBoxPipeline
 
@@ -68,6 +69,7 @@ def start(app: FastAPI) -> None:
         return  # (the app's factory gave runtime.enqueue app.cluster's Enqueuer: cluster builds on this package)
     if not settings.dispatcher_enabled or runtime.dispatcher is not None:
         return
+    bind_gpu(settings.dispatcher_gpu_index, explicit=False)  # its GPU workers run on that card
     runtime.dispatcher = one_box(shared.session_factory, settings, dispatcher_config(settings),
                                  lesson_slugs=lesson_slugs_of(app), notify=runtime.hub.notify)
     runtime.dispatcher.start()
