@@ -37,9 +37,9 @@ class Compiled:
     cubin, kernel_name, arch = b"\0" * 16, "gemm", "sm_90"
 
 
-def fake_pool(monkeypatch, tmp_path, command, job_s: float):
-    """A runner with a spare whose workers are fake_worker.py (``command`` picks the mode); the
-    gemm exercise and its default launch plan."""
+def fake_pool(monkeypatch, tmp_path, command, job_s: float, jobs: int = 1):
+    """A runner with a spare whose workers are fake_worker.py (``command`` picks the mode) and grade
+    ``jobs`` jobs each; the gemm exercise and its default launch plan."""
     from kernels.engine.gpu import sandbox
     from kernels.engine.gpu.runner import GpuRunner
     from kernels.engine.gpu.worker_process import Limits
@@ -49,7 +49,7 @@ def fake_pool(monkeypatch, tmp_path, command, job_s: float):
     monkeypatch.setattr(sandbox, "bwrap_binary", lambda: "/bin/true")
     monkeypatch.setenv("MKC_GPU_LOCK", str(tmp_path / "gpu.lock"))
     ex = load_exercise("gemm")
-    return (GpuRunner(Limits(launch_s=5, job_s=job_s, start_s=20.0), keep_spare=True), ex,
+    return (GpuRunner(Limits(launch_s=5, job_s=job_s, start_s=20.0, jobs=jobs), keep_spare=True), ex,
             validate_launch(ex.launch_defaults.as_request(), ex))
 
 

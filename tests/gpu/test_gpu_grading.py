@@ -176,3 +176,60 @@ def test_spare_worker_takes_the_next_job(runner):
     assert res.verdict is Verdict.PASSED
     assert res.versions.get("gpu_cold_start") == "False"
     assert res.versions.get("gpu_worker") == "sandboxed"
+
+
+# Each job of a reused worker runs in a context of its own. This kernel is a correct gemm that, in one
+# thread, takes a block from the device heap, counts what an earlier job left there, fills it with a
+# mark and frees it: in a context that outlived its job the next malloc of that size gets the same
+# block back, the mark in it, and the kernel then answers wrong on purpose.
+HEAP_PROBE = r'''// launch: {"block": [32, 32, 1], "tile": [32, 32], "smem": 0}
+extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K)
+{
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    const int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= M || col >= N) return;
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+        acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];
+    if (row == 0 && col == 0) {
+        unsigned* block = (unsigned*)malloc(64 * 1024);
+        if (block) {
+            int left = 0;
+            for (int i = 0; i < 16 * 1024; ++i) left += block[i] == 0x5EC2E7u;
+            for (int i = 0; i < 16 * 1024; ++i) block[i] = 0x5EC2E7u;
+            free(block);
+            if (left) acc = -1.0f;
+        }
+    }
+    C[(size_t)row * N + col] = acc;
+}
+'''
+
+
+def test_a_reused_worker_leaves_nothing_of_a_job_to_the_next(tmp_path):
+    from kernels.engine.gpu.runner import GpuRunner
+    from kernels.engine.gpu.worker_process import Limits
+
+    probe = tmp_path / "heap_probe.cu"
+    probe.write_text(HEAP_PROBE, encoding="utf-8")
+    reusing = GpuRunner(Limits(launch_s=4.0, jobs=3))
+    try:
+        graded = [grade_file(reusing, "gemm", probe)[0] for _ in range(9)]
+    finally:
+        reusing.shutdown()
+    assert [r.verdict.value for r in graded] == ["PASSED"] * 9, [r.message for r in graded]
+    assert "3" in {r.versions["gpu_worker_job"] for r in graded}  # workers graded a third job
+
+
+def test_each_job_of_a_reused_worker_gets_only_its_own_device_output(runner, tmp_path):
+    noisy = tmp_path / "noisy.cu"
+    text = (KERNELS / "gemm" / "naive.cu").read_text(encoding="utf-8")
+    noisy.write_text(text.replace("    C[(size_t)row * N + col] = acc;",
+                                  '    if (row == 0 && col == 0) printf("hello from M=%d\\n", M);\n'
+                                  "    C[(size_t)row * N + col] = acc;"), encoding="utf-8")
+    for _ in range(4):
+        res, _ = grade_file(runner, "gemm", noisy)
+        assert res.verdict is Verdict.PASSED, res.message
+        output = [flag for flag in res.flags if flag.code == "DEVICE_OUTPUT"]
+        sizes = [c.size["M"] for c in res.correctness]
+        assert len(output) == 1 and output[0].params["text"] == "".join(f"hello from M={m}\n" for m in sizes)
