@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import logging
 import os
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 
 EXIT_CONFIG, EXIT_NO_GPU, EXIT_DATABASE = 2, 3, 4
 FETCH_POLL_SECONDS = 1.0  # how often an idle worker looks for jobs without a notification (see run())
+DRAIN_POOL_SECONDS = 2.0  # draining: the longest wait for a queue connection (fail_fast_on_drain)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -176,6 +178,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
         config.store_patience_seconds = settings.worker_database_patience_seconds
         made = Dispatcher(session_factory, config, lesson_slugs=slugs, grade=grade)
         made.uses_lanes = False  # the job-queue engine decides who runs what
+        dispatchers.append(made)
         return made
 
     def requeue(ids: list[int]) -> None:
@@ -189,12 +192,18 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     log = logging.getLogger(__name__)
     loop = asyncio.get_running_loop()
     workers: list[Any] = []
+    dispatchers: list[Dispatcher] = []  # the GPU one and the compile slots': each bounds its wait on drain
     outcome = {"stopping": False, "rc": 0}
+    stop_requested = asyncio.Event()  # wakes the reconnect wait below at once
 
     def stop_all(rc: int = 0) -> None:
         outcome["stopping"] = True
         outcome["rc"] = outcome["rc"] or rc
+        stop_requested.set()
+        for made in dispatchers:
+            made.drain()
         for worker in workers:
+            fail_fast_on_drain(worker.app)
             worker.stop()
 
     def gpu_lost(reason: str) -> None:  # from the job's thread: the job waits again, this worker leaves
@@ -259,8 +268,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
             if outcome["stopping"]:
                 break
             # procrastinate stopped on its own: a side task (heartbeat, LISTEN) met a database error.
-            if not await wait_for_database(conninfo(settings.resolved_database_url), patience, log,
-                                           lambda: bool(outcome["stopping"])):
+            if not await wait_for_database(conninfo(settings.resolved_database_url), patience, log, stop_requested):
                 if outcome["stopping"]:
                     break
                 log.error("worker %s: the database did not answer for %.0f s; exiting for the supervisor to "
@@ -278,6 +286,20 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
         pool.close()
         engine.dispose()
     return int(outcome["rc"])
+
+
+def fail_fast_on_drain(app: Any) -> None:
+    """Draining: a pooled connection that does not come within ``DRAIN_POOL_SECONDS`` will not come (the
+    database is away), so procrastinate's last bookkeeping (the job's status, unregistering each of its
+    workers) fails after that instead of after the pool's normal wait each. A job left as running is
+    handed to another worker by ``retry_stalled``, as after a kill."""
+    import procrastinate
+    from procrastinate.exceptions import AppNotOpen
+
+    if isinstance(app.connector, procrastinate.PsycopgConnector):
+        with contextlib.suppress(AppNotOpen):
+            pool = app.connector.pool
+            pool.timeout = min(pool.timeout, DRAIN_POOL_SECONDS)
 
 
 async def keep_beating(session_factory: sessionmaker[Session], name: str, gpu: int | None, slots: int, every: float,
@@ -310,15 +332,17 @@ async def run_together(workers: list[Any]) -> None:
             raise result
 
 
-async def wait_for_database(conninfo_: str, patience: float, log: logging.Logger, stopping: Callable[[], bool]) -> bool:
-    """True once the database answers; False after ``patience`` seconds (or when asked to stop)."""
+async def wait_for_database(conninfo_: str, patience: float, log: logging.Logger, stopping: asyncio.Event) -> bool:
+    """True once the database answers; False after ``patience`` seconds, or as soon as ``stopping`` is set
+    (a drain never waits out the backoff)."""
     started, delay = time.monotonic(), 0.5
-    while not stopping():
+    while not stopping.is_set():
         if await database_answers(conninfo_):
             return True
         if time.monotonic() - started >= patience:
             return False
         log.warning("database unreachable; trying again in %.1f s", delay)
-        await asyncio.sleep(delay)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), delay)
         delay = min(delay * 2, 15.0)
     return False
