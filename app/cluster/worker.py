@@ -14,7 +14,9 @@ for GPU N (app/submissions/cli.py ``serve``; ``dispatcher --gpu-index N`` is its
 - Liveness: procrastinate's heartbeat every ``worker_heartbeat_seconds``; a worker silent for
   ``worker_stalled_seconds`` is dead and its job goes to another worker (``retry_stalled``).
 - Draining: SIGTERM (or Ctrl-C) stops taking jobs, finishes the one in hand, then exits; a second
-  signal aborts it (it is then retried elsewhere).
+  signal aborts it (it is then retried elsewhere). With the database away the drain is bounded: the
+  job's result waits ``DRAIN_STORE_SECONDS`` (10 s) more to be stored, then the job is left running in the
+  queue and ``retry_stalled`` hands it to another worker. SIGUSR1 writes every thread's stack to the log.
 - No GPU, no start: a worker for a GPU that the engine cannot use here refuses to start (exit 3,
   one line saying what it found and what to run instead) before it takes any job. A GPU that
   disappears later: the job in hand waits again for another worker and this one exits 3.
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import faulthandler
 import importlib
 import logging
 import os
@@ -234,6 +237,10 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal)
+    # SIGUSR1 writes every thread's stack to the log (the job in hand runs in one), then every asyncio
+    # task's (procrastinate's waits are there): why a drain takes long.
+    loop.add_signal_handler(signal.SIGUSR1, log_tasks, log)
+    faulthandler.register(signal.SIGUSR1, all_threads=True, chain=True)
     log.info("worker %s: GPU %s, %d compile slots (queue: PostgreSQL, procrastinate)", name,
              "none" if args.no_gpu else args.gpu, slots)
     patience = settings.worker_database_patience_seconds
@@ -286,6 +293,16 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
         pool.close()
         engine.dispose()
     return int(outcome["rc"])
+
+
+def log_tasks(log: logging.Logger) -> None:
+    """Every asyncio task's stack, to the log (SIGUSR1)."""
+    import io
+
+    out = io.StringIO()
+    for task in asyncio.all_tasks():
+        task.print_stack(limit=10, file=out)
+    log.warning("asyncio tasks (SIGUSR1):\n%s", out.getvalue())
 
 
 def fail_fast_on_drain(app: Any) -> None:
