@@ -11,13 +11,7 @@ from app.bench.submissions_cluster import Workers, gemm_source, wait_all_done
 from tests.conftest import make_settings
 
 from .test_cluster import fake_log, rows
-
-
-def _wait_for(url: str, sql: str, seconds: float, why) -> None:
-    deadline = time.monotonic() + seconds
-    while not rows(url, sql):
-        assert time.monotonic() < deadline, why()
-        time.sleep(0.05)
+from .test_cluster_faults import _wait_for
 
 
 @pytest.mark.parametrize("job_in_hand", [True, False], ids=["job-on-the-gpu", "idle"])
@@ -35,7 +29,7 @@ def test_a_worker_sigterm_while_postgresql_is_stopped_exits_and_loses_no_job(tmp
         workers = Workers(url, tmp_path / "workers", dispatcher_gpu="on", fake_gpu_seconds="4",
                           fake_gpu_log=str(log), worker_heartbeat_seconds="1", worker_stalled_seconds="3")
         first = workers.start(0)
-        _wait_for(url, "SELECT 1 FROM grading_worker", 60, workers.logs)
+        _wait_for(url, "SELECT 1 FROM grading_worker", time.monotonic() + 60, workers.logs())
         sub_id = None
         if job_in_hand:
             sub_id = api_for(client, "ann").submit(gemm_source("drained")).json()["id"]
@@ -54,7 +48,8 @@ def test_a_worker_sigterm_while_postgresql_is_stopped_exits_and_loses_no_job(tmp
             workers.start(1)
             wait_all_done(url, [sub_id], timeout=120)
             final = [tuple(r) for r in rows(url, "SELECT state, verdict FROM submission")]
-            _wait_for(url, "SELECT 1 FROM submission WHERE recorded", 60, workers.logs)  # XP: right after the verdict
+            # its XP is recorded in a transaction right after the verdict's
+            _wait_for(url, "SELECT 1 FROM submission WHERE recorded", time.monotonic() + 60, workers.logs())
             xp = rows(url, "SELECT COUNT(*) FROM xp_entry WHERE source = 'exercise_pass' AND NOT voided")
     finally:
         if workers is not None:
