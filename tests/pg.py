@@ -75,8 +75,14 @@ class PgServer:
         if done.returncode != 0:
             raise RuntimeError(f"initdb failed: {done.stderr[-2000:]}")
         # Durability off: a test database is thrown away (speed matters on CI's two cores).
+        # authentication_timeout: a connection that arrives while the server shuts down gets a child that
+        # waits this long for the client's first packet, and a fast shutdown (pause, restart) waits for
+        # that child. At the default 60 s one client that opened its socket then and sent nothing (workers
+        # and pools reconnect the moment their connections are cut) held `pg_ctl restart` past its own
+        # 60 s: the restart failed and left the server down.
         self.options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
-                        "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300")
+                        "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300 "
+                        "-c authentication_timeout=10s")
         self.resume()
         return self
 

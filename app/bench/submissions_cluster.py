@@ -94,8 +94,8 @@ class Workers:
 
     def stop_all(self, gpus: list[int] | None = None, timeout: float = 60.0) -> None:
         """SIGTERM to each (all at once), then wait for each up to ``timeout``. One still running then
-        is sent SIGUSR1 first (a one-box worker writes every thread's stack to its log: why it did
-        not drain), then killed; its index lands in ``drain_timeouts``."""
+        is sent SIGUSR1 first (a worker writes every thread's stack to its log: why it did not drain),
+        then killed; its index lands in ``drain_timeouts`` (a test asserts it empty, with ``logs()``)."""
         chosen = [gpu for gpu in (self.procs if gpus is None else gpus) if self.procs[gpu].poll() is None]
         for gpu in chosen:
             os.killpg(self.procs[gpu].pid, signal.SIGTERM)

@@ -14,7 +14,9 @@ for GPU N (app/submissions/cli.py ``serve``; ``dispatcher --gpu-index N`` is its
 - Liveness: procrastinate's heartbeat every ``worker_heartbeat_seconds``; a worker silent for
   ``worker_stalled_seconds`` is dead and its job goes to another worker (``retry_stalled``).
 - Draining: SIGTERM (or Ctrl-C) stops taking jobs, finishes the one in hand, then exits; a second
-  signal aborts it (it is then retried elsewhere).
+  signal aborts it (it is then retried elsewhere). With the database away the drain is bounded: the
+  job's result waits ``DRAIN_STORE_SECONDS`` (10 s) more to be stored, then the job is left running in the
+  queue and ``retry_stalled`` hands it to another worker. SIGUSR1 writes every thread's stack to the log.
 - No GPU, no start: a worker for a GPU that the engine cannot use here refuses to start (exit 3,
   one line saying what it found and what to run instead) before it takes any job. A GPU that
   disappears later: the job in hand waits again for another worker and this one exits 3.
@@ -29,6 +31,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import faulthandler
 import importlib
 import logging
 import os
@@ -45,6 +49,7 @@ if TYPE_CHECKING:
 
 EXIT_CONFIG, EXIT_NO_GPU, EXIT_DATABASE = 2, 3, 4
 FETCH_POLL_SECONDS = 1.0  # how often an idle worker looks for jobs without a notification (see run())
+DRAIN_POOL_SECONDS = 2.0  # draining: the longest wait for a queue connection (fail_fast_on_drain)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -178,6 +183,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
         config.store_patience_seconds = settings.worker_database_patience_seconds
         made = Dispatcher(session_factory, config, lesson_slugs=slugs, grade=grade)
         made.uses_lanes = False  # the job-queue engine decides who runs what
+        dispatchers.append(made)
         return made
 
     def requeue(ids: list[int]) -> None:
@@ -191,12 +197,18 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     log = logging.getLogger(__name__)
     loop = asyncio.get_running_loop()
     workers: list[Any] = []
+    dispatchers: list[Dispatcher] = []  # the GPU one and the compile slots': each bounds its wait on drain
     outcome = {"stopping": False, "rc": 0}
+    stop_requested = asyncio.Event()  # wakes the reconnect wait below at once
 
     def stop_all(rc: int = 0) -> None:
         outcome["stopping"] = True
         outcome["rc"] = outcome["rc"] or rc
+        stop_requested.set()
+        for made in dispatchers:
+            made.drain()
         for worker in workers:
+            fail_fast_on_drain(worker.app)
             worker.stop()
 
     def gpu_lost(reason: str) -> None:  # from the job's thread: the job waits again, this worker leaves
@@ -227,6 +239,10 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal)
+    # SIGUSR1 writes every thread's stack to the log (the job in hand runs in one), then every asyncio
+    # task's (procrastinate's waits are there): why a drain takes long.
+    loop.add_signal_handler(signal.SIGUSR1, log_tasks, log)
+    faulthandler.register(signal.SIGUSR1, all_threads=True, chain=True)
     log.info("worker %s: GPU %s, %d compile slots (queue: PostgreSQL, procrastinate)", name,
              "none" if args.no_gpu else args.gpu, slots)
     patience = settings.worker_database_patience_seconds
@@ -261,8 +277,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
             if outcome["stopping"]:
                 break
             # procrastinate stopped on its own: a side task (heartbeat, LISTEN) met a database error.
-            if not await wait_for_database(conninfo(settings.resolved_database_url), patience, log,
-                                           lambda: bool(outcome["stopping"])):
+            if not await wait_for_database(conninfo(settings.resolved_database_url), patience, log, stop_requested):
                 if outcome["stopping"]:
                     break
                 log.error("worker %s: the database did not answer for %.0f s; exiting for the supervisor to "
@@ -280,6 +295,30 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
         pool.close()
         engine.dispose()
     return int(outcome["rc"])
+
+
+def log_tasks(log: logging.Logger) -> None:
+    """Every asyncio task's stack, to the log (SIGUSR1)."""
+    import io
+
+    out = io.StringIO()
+    for task in asyncio.all_tasks():
+        task.print_stack(limit=10, file=out)
+    log.warning("asyncio tasks (SIGUSR1):\n%s", out.getvalue())
+
+
+def fail_fast_on_drain(app: Any) -> None:
+    """Draining: a pooled connection that does not come within ``DRAIN_POOL_SECONDS`` will not come (the
+    database is away), so procrastinate's last bookkeeping (the job's status, unregistering each of its
+    workers) fails after that instead of after the pool's normal wait each. A job left as running is
+    handed to another worker by ``retry_stalled``, as after a kill."""
+    import procrastinate
+    from procrastinate.exceptions import AppNotOpen
+
+    if isinstance(app.connector, procrastinate.PsycopgConnector):
+        with contextlib.suppress(AppNotOpen):
+            pool = app.connector.pool
+            pool.timeout = min(pool.timeout, DRAIN_POOL_SECONDS)
 
 
 async def keep_beating(session_factory: sessionmaker[Session], name: str, gpu: int | None, slots: int, every: float,
@@ -312,15 +351,17 @@ async def run_together(workers: list[Any]) -> None:
             raise result
 
 
-async def wait_for_database(conninfo_: str, patience: float, log: logging.Logger, stopping: Callable[[], bool]) -> bool:
-    """True once the database answers; False after ``patience`` seconds (or when asked to stop)."""
+async def wait_for_database(conninfo_: str, patience: float, log: logging.Logger, stopping: asyncio.Event) -> bool:
+    """True once the database answers; False after ``patience`` seconds, or as soon as ``stopping`` is set
+    (a drain never waits out the backoff)."""
     started, delay = time.monotonic(), 0.5
-    while not stopping():
+    while not stopping.is_set():
         if await database_answers(conninfo_):
             return True
         if time.monotonic() - started >= patience:
             return False
         log.warning("database unreachable; trying again in %.1f s", delay)
-        await asyncio.sleep(delay)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), delay)
         delay = min(delay * 2, 15.0)
     return False

@@ -99,6 +99,10 @@ class RetryLater(Exception):
 
 
 DATABASE_ERRORS = (OperationalError, InterfaceError)  # connection lost, server restarting or down
+# Cluster mode, draining (SIGTERM) while the database does not answer: how much longer a finished result
+# waits to be stored. Then its job is left to the queue (another worker grades it again) and the worker
+# exits: a stop must end in bounded time (a supervisor's stop timeout), not after the full patience.
+DRAIN_STORE_SECONDS = 10.0
 
 
 def abandoned_result(exercise_id: str) -> Result:
@@ -123,6 +127,7 @@ class Dispatcher:
         self.holds_lane = False
         self.stats = DispatcherStats()
         self.current: int | None = None  # id of the job being graded
+        self._drain_started: float | None = None  # cluster mode: when drain() was called (time.monotonic)
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -139,6 +144,12 @@ class Dispatcher:
     def start(self) -> None:
         self._thread = threading.Thread(target=self.run_forever, name="submissions-dispatcher", daemon=True)
         self._thread.start()
+
+    def drain(self) -> None:
+        """Cluster mode, on SIGTERM (the job engine stops handing out jobs): a result that waits for an
+        unreachable database waits at most ``DRAIN_STORE_SECONDS`` more. Safe from any thread."""
+        if self._drain_started is None:
+            self._drain_started = time.monotonic()
 
     def stop(self, timeout: float = 10.0) -> bool:
         """Stop claiming; wait for a running job up to ``timeout``. The lane is released only
@@ -455,8 +466,9 @@ class Dispatcher:
     def _store(self, write: Callable[[Session], Any]) -> Any:
         """One write of a job's outcome. In cluster mode a database that does not answer is waited
         for (``store_patience_seconds``, with backoff): the result cost a GPU run and the database
-        usually comes back (a restart, a failover). Past that the job is retried (RetryLater)."""
-        delay, waited = 0.5, 0.0
+        usually comes back (a restart, a failover). Past that the job is retried (RetryLater); once
+        the worker drains (``drain``) it waits at most ``DRAIN_STORE_SECONDS`` more."""
+        delay, deadline = 0.5, time.monotonic() + self.config.store_patience_seconds
         while True:
             try:
                 with self.session_factory() as db:
@@ -464,11 +476,13 @@ class Dispatcher:
             except DATABASE_ERRORS as exc:
                 if self.uses_lanes:
                     raise
-                if waited >= self.config.store_patience_seconds:
+                if self._drain_started is not None:
+                    deadline = min(deadline, self._drain_started + DRAIN_STORE_SECONDS)
+                left = deadline - time.monotonic()
+                if left <= 0:
                     raise RetryLater(f"database: {str(exc)[:120]}") from exc
-                log.warning("database unreachable while storing a result; retrying in %.1f s", delay)
-                time.sleep(delay)
-                waited += delay
+                log.warning("database unreachable while storing a result; retrying in %.1f s", min(delay, left))
+                time.sleep(min(delay, left))
                 delay = min(delay * 2, 10.0)
 
     def _record(self, db: Session, row: Submission) -> None:

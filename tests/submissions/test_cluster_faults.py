@@ -209,10 +209,13 @@ def test_postgresql_restarted_mid_grade_and_down_15_s_loses_and_fails_no_job(tmp
         final = [tuple(r) for r in rows(url, "SELECT state, verdict FROM submission")]
     finally:
         if workers is not None:
-            workers.stop_all()
+            # A drain is bounded; 30 s keeps this test inside the per-test timeout: a worker that does
+            # not drain fails it (below, with its stacks from SIGUSR1) instead of ending the whole run.
+            workers.stop_all(timeout=30)
         if server is not None:
             server.stop()
         pg.stop()
+    assert workers.drain_timeouts == [], workers.logs(tail=20000)
     assert (live.status_code, live.json()) == (200, {"ok": True})
     assert (ready.status_code, ready.json()) == (503, {"ok": False, "database": "unreachable"})
     assert api.status_code == 503 and api.json()["error"] == "unavailable", api.text
