@@ -71,3 +71,35 @@ def test_one_job_per_worker_starts_a_process_per_job(monkeypatch, tmp_path):
     results, started = grade_in_turn(monkeypatch, tmp_path, "ok", jobs=1, count=3)
     lines = [printed(r) for r in results]
     assert all(line.startswith("job 1 of ") for line in lines) and len(set(lines)) == 3
+
+
+def test_a_worker_closed_twice_leaves_other_files_alone(monkeypatch, tmp_path):
+    """A worker is closed when it ends its last job and killed later when the spares are tidied: the
+    second close must not close the descriptor number its protocol pipe had, which another file (the
+    GPU lock's, in a run that lost jobs to it) may have since."""
+    import os
+
+    import pytest
+
+    from kernels.engine.gpu import sandbox
+    from kernels.engine.gpu.worker_process import Limits, Worker
+
+    monkeypatch.setattr(sandbox, "worker_command",
+                        lambda opts, fd, sandboxed: [sys.executable, str(FAKE), str(fd), "deferred_ok"])
+    monkeypatch.setattr(sandbox, "bwrap_binary", lambda: "/bin/true")
+    worker = Worker(Limits(start_s=20.0), deferred=True)
+    number = worker.proto_fd
+    worker.close()
+    opened = os.open(tmp_path / "lock", os.O_WRONLY | os.O_CREAT)
+    if opened != number:  # another file now has the number the protocol pipe had
+        os.dup2(opened, number)
+        os.close(opened)
+    try:
+        worker.kill()
+        worker.close()
+        with pytest.raises(EOFError):
+            worker.next_event(1.0)
+        os.write(number, b"still mine")  # raises if the number was closed
+    finally:
+        os.close(number)
+    assert (tmp_path / "lock").read_text() == "still mine"

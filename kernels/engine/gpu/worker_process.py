@@ -72,6 +72,7 @@ class Worker:
         self.proc = start_in_own_session(cmd, stderr=subprocess.PIPE, pass_fds=(w,), env=env)
         os.close(w)
         self.proto_fd = r
+        self._closed = False
         self._buf = b""
         self.ready: Event | None = None
         self.warm_sent = not deferred
@@ -135,6 +136,8 @@ class Worker:
     def next_event(self, timeout: float) -> Event | None:
         """The next protocol message, None on timeout; raises EOFError when the worker is gone."""
         deadline = time.monotonic() + max(0.0, timeout)
+        if self._closed and b"\n" not in self._buf:
+            raise EOFError  # its descriptor is closed (the number may belong to another file now)
         while b"\n" not in self._buf:
             if not wait_readable(self.proto_fd, deadline):
                 return None
@@ -226,10 +229,17 @@ class Worker:
         stdin.flush()
 
     def kill(self) -> None:
+        if self._closed:
+            return  # reaped already: its pid (and process group) may belong to another process now
         kill_process_group(self.proc.pid)
         self.close()
 
     def close(self) -> None:
+        """Wait for the process and release its pipes. Once only: a second ``os.close`` of the
+        protocol descriptor would close whatever file got that number since (the GPU lock's)."""
+        if self._closed:
+            return
+        self._closed = True
         try:
             if self.proc.stdin:
                 self.proc.stdin.close()
