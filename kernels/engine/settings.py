@@ -43,10 +43,6 @@ class EngineSettings:
     compile_cpu_s: float = 6.0
     # Keep three GPU worker processes started ahead of the next jobs ("0": start each when needed).
     gpu_spare: bool = True
-    # Jobs one GPU worker process may grade, each in a CUDA context of its own ("1": a process per
-    # job). Starting a process costs the host's driver more than making a context: on a host with
-    # several busy GPUs the driver starts only about three such processes a second.
-    gpu_worker_jobs: int = 20
     # Timing stops early once every median's relative standard error is under this.
     timing_rse: float = 0.005
     # One job's GPU time (checking and timing, worker start-up excluded), in seconds: the worker stops
@@ -94,17 +90,6 @@ def _float(name: str, text: str) -> float:
 
 
 _NUMBERS = ("timing_rse", "gpu_job_budget_s", "too_slow_ratio", "compile_cpu_s")
-_COUNTS = ("gpu_worker_jobs",)
-
-
-def _count(name: str, text: str) -> int:
-    try:
-        value = int(text.strip())
-    except ValueError:
-        raise ValueError(f"{env_name(name)}={text!r} is not a whole number") from None
-    if value < 1:
-        raise ValueError(f"{env_name(name)}={text!r} must be at least 1")
-    return value
 
 _PARSERS = {
     "unsafe_unsandboxed_compile": _flag_exactly_one,
@@ -127,8 +112,6 @@ def engine_settings(environ: Mapping[str, str] | None = None) -> EngineSettings:
             values[f.name] = _PARSERS[f.name](text)
         elif f.name in _NUMBERS:
             values[f.name] = _float(f.name, text)
-        elif f.name in _COUNTS:
-            values[f.name] = _count(f.name, text)
         else:
             values[f.name] = text.strip()
     return EngineSettings(**values)  # type: ignore[arg-type]

@@ -37,9 +37,9 @@ class Compiled:
     cubin, kernel_name, arch = b"\0" * 16, "gemm", "sm_90"
 
 
-def fake_pool(monkeypatch, tmp_path, command, job_s: float, jobs: int = 1):
-    """A runner with a spare whose workers are fake_worker.py (``command`` picks the mode) and grade
-    ``jobs`` jobs each; the gemm exercise and its default launch plan."""
+def fake_pool(monkeypatch, tmp_path, command, job_s: float):
+    """A runner with a spare whose workers are fake_worker.py (``command`` picks the mode); the
+    gemm exercise and its default launch plan."""
     from kernels.engine.gpu import sandbox
     from kernels.engine.gpu.runner import GpuRunner
     from kernels.engine.gpu.worker_process import Limits
@@ -49,7 +49,7 @@ def fake_pool(monkeypatch, tmp_path, command, job_s: float, jobs: int = 1):
     monkeypatch.setattr(sandbox, "bwrap_binary", lambda: "/bin/true")
     monkeypatch.setenv("MKC_GPU_LOCK", str(tmp_path / "gpu.lock"))
     ex = load_exercise("gemm")
-    return (GpuRunner(Limits(launch_s=5, job_s=job_s, start_s=20.0, jobs=jobs), keep_spare=True), ex,
+    return (GpuRunner(Limits(launch_s=5, job_s=job_s, start_s=20.0), keep_spare=True), ex,
             validate_launch(ex.launch_defaults.as_request(), ex))
 
 
@@ -271,3 +271,33 @@ def test_a_phase_hook_that_fails_does_not_change_the_grade(monkeypatch, tmp_path
     finally:
         runner.shutdown()
     assert calls == ["checking", "timing"]
+
+
+def test_a_worker_closed_twice_leaves_other_files_alone(monkeypatch, tmp_path):
+    """A worker may be closed where it is found dead and killed again where the spares are tidied: the
+    second close must not close the descriptor number its protocol pipe had, which another file (the
+    GPU lock's, in a run that lost jobs to it) may have since."""
+    import os
+
+    from kernels.engine.gpu import sandbox
+    from kernels.engine.gpu.worker_process import Limits, Worker
+
+    monkeypatch.setattr(sandbox, "worker_command",
+                        lambda opts, fd, sandboxed: [sys.executable, str(FAKE), str(fd), "deferred_ok"])
+    monkeypatch.setattr(sandbox, "bwrap_binary", lambda: "/bin/true")
+    worker = Worker(Limits(start_s=20.0), deferred=True)
+    number = worker.proto_fd
+    worker.close()
+    opened = os.open(tmp_path / "lock", os.O_WRONLY | os.O_CREAT)
+    if opened != number:  # another file now has the number the protocol pipe had
+        os.dup2(opened, number)
+        os.close(opened)
+    try:
+        worker.kill()
+        worker.close()
+        with pytest.raises(EOFError):
+            worker.next_event(1.0)
+        os.write(number, b"still mine")  # raises if the number was closed
+    finally:
+        os.close(number)
+    assert (tmp_path / "lock").read_text() == "still mine"

@@ -10,90 +10,17 @@ library.
 
 from __future__ import annotations
 
-import ctypes
 import resource
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from ..result import GpuInfo
 
 OUTPUT_FILE_LIMIT = 64 << 20  # bytes any file written in the sandbox's /tmp may reach
 CLOCK_RATE_ATTRIBUTE = 13  # cudaDevAttrClockRate (kHz)
-PAGEABLE_MEMORY_ACCESS = 88  # CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: kernels may read host memory
-
-
-class JobContext:
-    """A CUDA context of one job's own, made with the driver API and current on the thread that made
-    it and on every thread of ``pool``; CuPy's runtime calls use it (the runtime takes the context
-    current on its thread). ``destroy`` frees everything made in it: memory, loaded modules,
-    ``__device__`` variables, streams, events, the cuBLAS handle's workspace. A worker process that
-    serves several jobs gives each one such a context, so nothing a job leaves on the GPU reaches the
-    next; the process itself only ever holds host memory, which kernels cannot reach where the device
-    reports no pageable memory access (checked before a worker serves a second job)."""
-
-    def __init__(self) -> None:
-        self._lib = ctypes.CDLL("libcuda.so.1")
-        self._device = ctypes.c_int(0)
-        self._call("cuInit", 0)
-        self._call("cuDeviceGet", ctypes.byref(self._device), 0)
-        self.handle = ctypes.c_void_p()
-        self._call("cuCtxCreate_v2", ctypes.byref(self.handle), 0, self._device)
-
-    def _call(self, name: str, *args: object) -> None:
-        status = getattr(self._lib, name)(*args)
-        if status != 0:
-            raise RuntimeError(f"{name} failed: CUresult {status}")
-
-    def make_current(self) -> None:
-        self._call("cuCtxSetCurrent", self.handle)
-
-    def is_current(self) -> bool:
-        current = ctypes.c_void_p()
-        self._call("cuCtxGetCurrent", ctypes.byref(current))
-        return bool(current.value) and current.value == self.handle.value
-
-    def pool(self, threads: int, name: str) -> ThreadPoolExecutor:
-        """Threads for the job's side work, each with this context current."""
-        return ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name, initializer=self.make_current)
-
-    def primary_context_active(self) -> bool:
-        """Whether the device's primary context exists in this process: some call ran outside a job's
-        context (the runtime makes the primary one for a thread without a context)."""
-        flags, active = ctypes.c_uint(), ctypes.c_int()
-        self._call("cuDevicePrimaryCtxGetState", self._device, ctypes.byref(flags), ctypes.byref(active))
-        return bool(active.value)
-
-    def pageable_memory_access(self) -> int:
-        value = ctypes.c_int(-1)
-        self._call("cuDeviceGetAttribute", ctypes.byref(value), PAGEABLE_MEMORY_ACCESS, self._device)
-        return value.value
-
-    def destroy(self) -> bool:
-        """Destroy the context (call once nothing of the job runs). False when the driver refused."""
-        return bool(self._lib.cuCtxDestroy_v2(self.handle) == 0)
-
-
-def release_job_memory() -> bool:
-    """At the end of a job, on its thread with its context current: every CuPy array of the job is
-    gone (True), and CuPy's pools and per-device kernel caches hold nothing of this context any more
-    (they would point into a destroyed context). False: something of the job is still alive."""
-    import gc
-
-    import cupy
-
-    gc.collect()
-    cupy.cuda.runtime.deviceSynchronize()
-    pool = cupy.get_default_memory_pool()
-    if pool.used_bytes() != 0:
-        return False
-    pool.free_all_blocks()
-    cupy.get_default_pinned_memory_pool().free_all_blocks()
-    cupy._util.clear_memo()
-    return bool(pool.total_bytes() == 0)
 
 
 def set_process_limits() -> None:
@@ -109,15 +36,14 @@ def set_process_limits() -> None:
 
 def start_device(printf_bytes: int, heap_bytes: int,
                  startup_ms: dict[str, float] | None = None) -> tuple[GpuInfo, dict[str, str]]:
-    """Set up the job's context (current on this thread) with small printf/malloc limits (before any launch) and the cuBLAS
+    """Create the context with small printf/malloc limits (before any launch) and the cuBLAS
     handle, launching nothing (the first launches are ``prime_device``'s, which a spare may be told
     to run at another time). ``startup_ms`` (if given) receives how long the context and handle took."""
     import cupy
 
     t0 = time.perf_counter()
     runtime = cupy.cuda.runtime
-    # The context is the job's own (JobContext), current on this thread: no cudaSetDevice, which would
-    # put the device's primary context in its place.
+    cupy.cuda.Device(0).use()
     # Limits must be set before the first launch of a kernel that uses printf / malloc.
     runtime.deviceSetLimit(runtime.cudaLimitPrintfFifoSize, int(printf_bytes))
     runtime.deviceSetLimit(runtime.cudaLimitMallocHeapSize, int(heap_bytes))
@@ -138,7 +64,7 @@ def prime_device(startup_ms: dict[str, float] | None = None) -> None:
     warm = cupy.empty((64, 64), dtype=cupy.float32)
     cupy.cuda.runtime.memset(warm.data.ptr, 0, warm.nbytes)
     cupy.matmul(warm, warm)
-    cupy.cuda.runtime.deviceSynchronize()
+    cupy.cuda.Device().synchronize()
     if startup_ms is not None:
         startup_ms["prime_ms"] = (time.perf_counter() - t0) * 1e3
 

@@ -86,8 +86,7 @@ def build_job(exercise: Exercise, compiled: CompiledKernel, plan: LaunchPlan | d
 def to_result(final: Event, worker: Worker, exercise_id: str) -> Result:
     kind = final.get("ev")
     flags: list[Message] = []
-    # what the learner's printf wrote to the worker's stdout pipe (the runner takes it as the job ends)
-    text, total = final.get("device_output") or worker.learner_output()
+    text, total = worker.learner_output()  # what the learner's printf wrote to the worker's stdout pipe
     if total:
         flags.append(Message("DEVICE_OUTPUT", {"text": text[:4096], "bytes": total,
                                                "truncated": total > len(text[:4096])}))

@@ -2,17 +2,12 @@
 argv[1] (stdout is left to the learner's device printf, which the parent captures and caps).
 
 Lines the parent writes to the worker's stdin, in this order: "warm" (a deferred worker only:
-make the job's context now), "prime" (optional: the first launches, sent once no job on this GPU is
+create the context now), "prime" (optional: the first launches, sent once no job on this GPU is
 being timed), the job (one JSON object), and, for a job with "gate": true, "time" in answer to
-"checked" (the worker may start its timed rounds). A worker that serves another job starts over
-at "warm" after it said "loaded".
-
-A job's ``output_mark`` ends its device output on stdout (``output_mark`` below), written once its
-kernels are done and before its "result".
+"checked" (the worker may start its timed rounds).
 
 Events (the parent, worker_process.py, reads them):
-  {"ev": "loaded"}                                   imported and holding no context: a deferred start, or
-                                                     the end of a job whose context is destroyed
+  {"ev": "loaded"}                                   deferred start only: imported, no GPU yet
   {"ev": "ready", "gpu": {...}, "versions": {...}}   context and cuBLAS handle made, nothing launched
   {"ev": "broken", "stage": "start", "error": str}   no usable GPU in here
   {"ev": "phase", "name": "checking"|"timing"}
@@ -35,11 +30,6 @@ from typing import Any, TextIO
 from ..result import safe_number
 
 _stream: TextIO | None = None
-
-
-def output_mark(mark: str) -> bytes:
-    """The bytes that end a job's device output on the worker's stdout (the parent looks for them)."""
-    return f"\n@@mkc-device-output-end {mark}@@\n".encode()
 
 
 def open_stream(fd: int) -> None:

@@ -99,16 +99,15 @@ class GpuRunner:
         except Exception:
             log.exception("warming a spare GPU worker failed")
 
-    def _preload(self, current: Worker) -> None:
-        """Top the spares up (they import while the job in hand runs), counting the worker of the job
-        in hand when it may come back. A next spare that was never told to warm (the first jobs)
-        makes its context now, before the job's first timed round."""
+    def _preload(self) -> None:
+        """Top the spares up (they import while the job in hand runs). A next spare that was never
+        told to warm (the first jobs) makes its context now, before the job's first timed round."""
         if not self.keep_spare:
             return
         with self._spare_mutex:
             dead = [w for w in self._spares if not w.alive()]
             self._spares = [w for w in self._spares if w.alive()]
-            missing = SPARE_WORKERS - len(self._spares) - (1 if self._may_return(current) else 0)
+            missing = SPARE_WORKERS - len(self._spares)
         for w in dead:
             w.kill()
         started = []
@@ -130,17 +129,7 @@ class GpuRunner:
         seconds waited: the job's own deadline moves by them."""
         t0 = time.monotonic()
         with self._spare_mutex:
-            ending = [s for s in self._spares if s.tearing_down and s.alive()]
             making = [s for s in self._spares if s.warm_sent and s.ready is None and s.alive()]
-        for spare in ending:  # a worker back from its last job destroys that job's context first
-            try:
-                spare.wait_torn_down(max(0.0, t0 + SPARE_READY_WAIT_S - time.monotonic()))
-            except EOFError:
-                spare.close()  # it ended its last job and exited instead: nothing more to wait for
-            except (TimeoutError, RuntimeError, ValueError, OSError):
-                log.warning("a GPU worker did not end its last job's context in %.0f s; killed: %s",
-                            SPARE_READY_WAIT_S, bytes(spare.stderr[-2000:]))
-                spare.kill()
         for spare in making:
             try:
                 spare.wait_ready(max(0.0, t0 + SPARE_READY_WAIT_S - time.monotonic()))
@@ -233,22 +222,20 @@ class GpuRunner:
                             "stderr": bytes(w.stderr[-1500:]).decode(errors="replace")}, w
             marks.append(time.perf_counter())
             for attempt in range(2):
-                ended: Event | None = None
-                startup = dict((w.ready or {}).get("startup_ms") or {})
-                worker_job = w.jobs_served + 1  # this is the worker's n-th job
                 try:
                     w.send_job({**job, "gate": True})  # the worker waits for "time" (_before_timing)
                     if attempt == 0:
-                        self._preload(w)
-                    ended = self._watch(w, on_event)
+                        self._preload()
+                    final = self._watch(w, on_event)
                 except (BrokenPipeError, OSError) as exc:
-                    ended = {"ev": "crashed", "returncode": None, "phase": "start", "started": False,
+                    final = {"ev": "crashed", "returncode": None, "phase": "start", "started": False,
                              "stderr": str(exc)}
                 finally:
                     marks.append(time.perf_counter())
-                    output = self._end_job(w, ended)
-                assert ended is not None  # set above, or what was raised went past this line
-                final = {**ended, "device_output": output}
+                    if w.alive():
+                        w.kill()
+                    else:
+                        w.close()
                 # A worker that died before it even acknowledged the job ran no learner code:
                 # retry once on a fresh one instead of blaming the submission.
                 if final.get("ev") != "crashed" or final.get("started", True) or attempt:
@@ -269,29 +256,9 @@ class GpuRunner:
         self.last_profile = {
             "wait_lock_ms": (marks[1] - marks[0]) * 1e3, "wait_spare_ms": (marks[2] - marks[1]) * 1e3,
             "job_ms": (marks[-2] - marks[2]) * 1e3, "reap_ms": (marks[-1] - marks[-2]) * 1e3, "cold_start": cold,
-            "startup": startup, "worker": dict(final.get("profile_ms") or {}), "worker_job": worker_job}
+            "startup": dict((w.ready or {}).get("startup_ms") or {}), "worker": dict(final.get("profile_ms") or {})}
         final["runner_profile"] = self.last_profile  # this job's own, even if another thread runs one next
         return final, w
-
-    def _may_return(self, w: Worker) -> bool:
-        """Whether the worker of the job in hand may grade another job (it decides too: it exits
-        instead after a job that faulted or left anything alive)."""
-        return self.keep_spare and w.jobs_served + 1 < self.limits.jobs
-
-    def _end_job(self, w: Worker, final: Event | None) -> tuple[str, int]:
-        """The job is over: its device output, and its worker either back among the spares (it ends
-        the job's context, then says "loaded") or killed."""
-        if final is not None and final.get("ev") == "result" and w.alive() and self._may_return(w):
-            output = w.learner_output(self.limits.output_wait_s)
-            w.recycle()
-            with self._spare_mutex:
-                self._spares.append(w)
-            return output
-        if w.alive():
-            w.kill()
-        else:
-            w.close()
-        return w.learner_output()
 
     def _watch(self, w: Worker, on_event: Callable[[Event], None]) -> Event:
         job_deadline = time.monotonic() + self.limits.job_s
@@ -409,8 +376,7 @@ WORKER_STAGES = ("setup", "checking", "inputs_wait", "gate", "settle", "timing")
 def profile_entries(profile: Mapping[str, Any]) -> dict[str, str]:
     """Where a job's time went, as ``versions`` entries (strings, like ``gpu_cold_start``): the wait
     for the GPU lock and for a warmed worker, the job on the GPU worker, the reaping, and the start-up
-    of the worker it ran on (its imports, and its context and cuBLAS handle), and which of that worker's
-    jobs it was. The benchmarks read them
+    of the worker it ran on (its imports, and its context and cuBLAS handle). The benchmarks read them
     from stored results to say where the time of a job went when several GPUs share one host's CPUs."""
     startup = profile.get("startup") or {}
     ms = {"gpu_wait_lock_ms": profile.get("wait_lock_ms"), "gpu_wait_spare_ms": profile.get("wait_spare_ms"),
@@ -418,7 +384,4 @@ def profile_entries(profile: Mapping[str, Any]) -> dict[str, str]:
           "gpu_worker_imports_ms": startup.get("imports_ms"), "gpu_worker_warm_ms": startup.get("warm_ms")}
     stages = profile.get("worker") or {}
     ms.update({f"gpu_stage_{name}_ms": stages.get(f"{name}_ms") for name in WORKER_STAGES})
-    entries = {key: f"{float(value):.1f}" for key, value in ms.items() if isinstance(value, (int, float))}
-    if isinstance(profile.get("worker_job"), int):  # 1: a fresh worker process; n: its n-th job
-        entries["gpu_worker_job"] = str(profile["worker_job"])
-    return entries
+    return {key: f"{float(value):.1f}" for key, value in ms.items() if isinstance(value, (int, float))}

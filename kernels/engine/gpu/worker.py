@@ -1,17 +1,11 @@
-"""The GPU worker: one process that grades jobs one at a time, each in a CUDA context of its own
-(run inside the GPU sandbox).
+"""The GPU worker: one process, one job, then exit (run inside the GPU sandbox).
 
-Lifecycle: start (import cupy: no GPU yet) -> for each job: make the job's context (device.JobContext,
-current on a thread of the job's own), set small printf/malloc limits before any launch, create the
-cuBLAS handle, allocate the L2 flush buffer (no launch yet) -> tell the parent "ready" -> optionally
-read "prime" (the first launches) -> read ONE job from stdin (priming first if that was not done) ->
-check correctness -> time -> send the Result -> end the job: free its memory and destroy its context.
-The context is what isolates jobs: a poisoned context (illegal address), leaked memory, state left in
-``__device__`` variables or a module the kernel overwrote dies with it. The process serves at most
-``jobs`` jobs (its options; 1 = exit after the first), and exits instead of serving another after a job
-that faulted, after an end that left anything of the job alive, where a kernel could reach host memory
-(the device reports pageable memory access), or where anything ran in the device's primary context.
-Before the next job it says {"ev": "loaded"} and waits for "warm", like a new deferred spare.
+Lifecycle: start (import cupy, create the context, set small printf/malloc limits before any
+launch, create the cuBLAS handle, allocate the L2 flush buffer: no launch yet) -> tell the parent
+"ready" -> optionally read "prime" (the first launches) -> read ONE job from stdin (priming first
+if that was not done) -> check correctness -> time -> send the Result -> exit. A fresh process per
+job means a poisoned context (illegal address), leaked memory or state left in __device__
+variables never reaches the next learner.
 
 With ``"deferred": true`` in its options it imports first, says {"ev": "loaded"} and waits for a
 "warm" line on stdin before it touches the GPU. The parent keeps such spares and tells them "warm"
@@ -19,15 +13,12 @@ and "prime" only when no job on this GPU is being timed (runner.py); a job sent 
 "checked" before its first timed round and waits for "time", so the parent can hold it until a
 spare's context is made.
 
-A job may carry ``output_mark``: once its kernels are done, the worker writes that mark to stdout
-after everything they printed, so the parent knows where this job's device output ends.
-
 The events it sends are listed in protocol.py; the last one carries ``Result.to_dict()``, built
 here from the Result dataclasses and the message codes of codes.py (the parent only adds what it
 alone knows: device output, the sandbox mode, a cold start).
 
-Modules: device.py (start-up, the job's context, GPU description), launching.py (cubins, watched
-launches, faults), timed_runs.py (one timed size), scoring.py (speedups, flags, tiers, XP).
+Modules: device.py (start-up, GPU description), launching.py (cubins, watched launches, faults),
+timed_runs.py (one timed size), scoring.py (speedups, flags, tiers, XP).
 
 Safety rules kept here, each closing a way a kernel could pass without computing the answer:
 inputs are fresh random data from the job's secret
@@ -42,20 +33,18 @@ Imports numpy, cupy and the standard library only.
 from __future__ import annotations
 
 import base64
-import ctypes
 import json
 import os
 import sys
-import threading
 import time
-from concurrent.futures import Executor, ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from typing import Any
 
 from .. import codes
 from ..result import CorrectnessCase, Message, Mismatch, Result, Verdict, safe_number
 from .budget import TooSlow, timing_deadline, too_slow_message
-from .device import JobContext, prime_device, release_job_memory, set_process_limits, start_device
+from .device import prime_device, set_process_limits, start_device
 from .launching import (
     CudaFault,
     JobFailed,
@@ -71,29 +60,11 @@ from .launching import (
     run_learner_once,
     shape_of,
 )
-from .protocol import open_stream, output_mark, send
+from .protocol import open_stream, send
 
 
-def run_job(job: dict[str, Any], flusher: Any, profile: dict[str, float] | None = None,
-            context: JobContext | None = None) -> Result:
-    """Check, then time, one job. ``profile`` (if given) receives where the time went, in ms. The
-    threads it starts (input uploads, host re-checks) run in ``context`` and have ended when it returns."""
-    pools: list[Executor] = []
-
-    def pool(threads: int, name: str) -> Executor:
-        made = context.pool(threads, name) if context is not None else ThreadPoolExecutor(threads, name)
-        pools.append(made)
-        return made
-
-    try:
-        return _run_job(job, flusher, profile, pool)
-    finally:
-        for made in pools:
-            made.shutdown(wait=True, cancel_futures=True)
-
-
-def _run_job(job: dict[str, Any], flusher: Any, profile: dict[str, float] | None,
-             pool: Any) -> Result:
+def run_job(job: dict[str, Any], flusher: Any, profile: dict[str, float] | None = None) -> Result:
+    """Check, then time, one job. ``profile`` (if given) receives where the time went, in ms."""
     started = time.perf_counter()  # the parent's job limit runs from about now (budget.py)
     profile = {} if profile is None else profile
     exercise = job["exercise"]
@@ -107,7 +78,7 @@ def _run_job(job: dict[str, Any], flusher: Any, profile: dict[str, float] | None
     if timing_wanted:  # the timing sizes' inputs are made and uploaded while the GPU checks
         from .timed_runs import INPUT_THREADS, prepare_inputs
 
-        prepared = prepare_inputs(pool(INPUT_THREADS, "inputs"), reference, job, upload=True)
+        prepared = prepare_inputs(ThreadPoolExecutor(max_workers=INPUT_THREADS), reference, job, upload=True)
     profile["setup_ms"] = (time.perf_counter() - started) * 1e3
     ms_per_work = check_correctness(job, reference, learner, result, launch_s)
     result.message = Message(codes.PASSED, {"sizes": len(exercise["correctness_sizes"])})
@@ -131,7 +102,7 @@ def _run_job(job: dict[str, Any], flusher: Any, profile: dict[str, float] | None
                     deadline=timing_deadline(started, float(limits.get("job_s", 120.0))),
                     hold=(hold_from_cubin(base64.b64decode(hold_spec["cubin_b64"]), int(hold_spec["us"]))
                           if hold_spec else None),
-                    checks=pool(1, "rechecks"))
+                    checks=ThreadPoolExecutor(max_workers=1))
     for future in prepared or []:
         future.result()  # every upload is done: no copy runs while a kernel is timed
     profile["inputs_wait_ms"] = (time.perf_counter() - t_timing) * 1e3
@@ -243,7 +214,7 @@ def main(argv: list[str]) -> int:
     t0 = time.perf_counter()
     startup: dict[str, float] = {}  # where start-up time went (ms), sent with "ready" for benchmarks
     if options.get("deferred"):
-        # Load now (CPU only: importing CuPy touches no GPU), make a context when told.
+        # Load now (CPU only: importing CuPy touches no GPU), create the CUDA context when told.
         import cupy  # noqa: F401
 
         from . import hold, scoring, timed_runs  # noqa: F401  (timing and numpy with them)
@@ -253,63 +224,19 @@ def main(argv: list[str]) -> int:
         send({"ev": "loaded"})
         if sys.stdin.readline().strip() != "warm":
             return 0  # the parent went away or shut the spare down
-    jobs_left = max(1, int(options.get("jobs", 1)))
-    while True:
-        served = serve_one_job(options, startup)
-        jobs_left -= 1
-        if served.exit_code is not None:
-            return served.exit_code
-        if not served.reusable or jobs_left <= 0:
-            return 0
-        startup = {}
-        send({"ev": "loaded"})  # the job's context is gone: a spare again, waiting for "warm"
-        if sys.stdin.readline().strip() != "warm":
-            return 0
-
-
-@dataclass
-class Served:
-    exit_code: int | None = None  # set: exit now with it (no GPU here, or the parent went away)
-    reusable: bool = False  # the job ended cleanly: this process may serve another
-
-
-def serve_one_job(options: dict[str, Any], startup: dict[str, float]) -> Served:
-    """One job on a thread of its own in a context of its own; then the context is destroyed. CuPy
-    keeps its cuBLAS handle and current stream per thread: they end with the job's thread, while its
-    context still exists."""
-    served = Served()
-    made: list[JobContext] = []
-    thread = threading.Thread(target=_job_thread, args=(options, startup, served, made), name="gpu-job")
-    thread.start()
-    thread.join()
-    if made:
-        context = made[0]
-        destroyed = context.destroy()
-        served.reusable = served.reusable and destroyed and not context.primary_context_active()
-    return served
-
-
-def _job_thread(options: dict[str, Any], startup: dict[str, float], served: Served,
-                made: list[JobContext]) -> None:
     try:
         t_warm = time.perf_counter()
-        context = JobContext()
-        made.append(context)
-        t_made = time.perf_counter()
         gpu, versions = start_device(options.get("printf_bytes", 64 << 10), options.get("heap_bytes", 1 << 20),
                                      startup)
-        startup["context_ms"] = startup.get("context_ms", 0.0) + (t_made - t_warm) * 1e3
         from .timing import L2Flusher
 
         t_flusher = time.perf_counter()
         flusher = L2Flusher()  # allocated only: its first write is part of priming
         startup["flusher_ms"] = (time.perf_counter() - t_flusher) * 1e3
         startup["warm_ms"] = (time.perf_counter() - t_warm) * 1e3
-        host_unreachable = context.pageable_memory_access() == 0
     except Exception as exc:  # no usable GPU in here: say so, the parent answers UNAVAILABLE
         send({"ev": "broken", "stage": "start", "error": f"{type(exc).__name__}: {exc}"[:500]})
-        served.exit_code = 3
-        return
+        return 3
     send({"ev": "ready", "gpu": asdict(gpu), "versions": versions, "startup_ms": startup})
     # "prime" (optional, once the job being timed elsewhere on this GPU has timed its last round):
     # the first launches now, so the job that comes next does not wait for them.
@@ -319,19 +246,15 @@ def _job_thread(options: dict[str, Any], startup: dict[str, float], served: Serv
         prime(flusher, primed)
         line = sys.stdin.readline()
     if not line.strip():
-        served.exit_code = 0  # the parent went away or shut the spare down
-        return
+        return 0  # the parent went away or shut the spare down
     if not primed:
         prime(flusher, primed)
     job = json.loads(line)
     profile: dict[str, float] = {}
-    faulted = True  # until the job ends without a CUDA fault
     try:
-        result = run_job(job, flusher, profile, context)
-        faulted = False
+        result = run_job(job, flusher, profile)
     except JobFailed as failed:
         result = failed.result
-        faulted = result.verdict == Verdict.RUNTIME_ERROR
     except CudaFault as fault:  # pragma: no cover - faults are normally wrapped in JobFailed
         result = Result(verdict=Verdict.RUNTIME_ERROR, exercise=job["exercise"]["id"],
                         message=Message(codes.RUNTIME_ERROR, {"cuda_error": fault.name}))
@@ -341,19 +264,8 @@ def _job_thread(options: dict[str, Any], startup: dict[str, float], served: Serv
                         message=Message(codes.RUNTIME_ERROR, {"cuda_error": cuda_error_name(exc)}))
     result.gpu, result.versions = gpu, versions
     profile.update(primed)
-    end_device_output(job.get("output_mark"))
     send({"ev": "result", "result": result.to_dict(), "profile_ms": profile})
-    del flusher, result
-    served.reusable = host_unreachable and not faulted and release_job_memory()
-
-
-def end_device_output(mark: Any) -> None:
-    """Everything the job's kernels printed (flushed to C's stdout at each synchronisation), then the
-    job's mark on stdout: the parent takes what came before the mark as this job's device output."""
-    if not isinstance(mark, str) or not mark:
-        return
-    ctypes.CDLL(None).fflush(None)
-    os.write(1, output_mark(mark))
+    return 0
 
 
 def prime(flusher: Any, into: dict[str, float]) -> None:

@@ -6,8 +6,6 @@ stdout, kill its process group.
 A worker can be started ``deferred``: it imports (CPU only) at once, creates its CUDA context
 only when told to ("warm", no launch), and makes its first launches when told to ("prime") or when
 its job comes: so the next job's worker loads and starts while the current job is being timed.
-A worker may grade up to ``Limits.jobs`` jobs, each in a context of its own: after a job it may
-destroy that context and say "loaded" (``recycle``), and is then a deferred spare again.
 Every worker is started from one long-lived thread (``new_worker``; see the note there).
 """
 
@@ -15,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import subprocess
 import threading
@@ -27,7 +24,6 @@ from typing import IO, Any
 from ..sandboxing import kill_process_group, start_in_own_session, unsafe_unsandboxed_allowed, wait_readable
 from ..settings import engine_settings
 from . import sandbox
-from .protocol import output_mark
 
 # One line of the worker's protocol ({"ev": "phase" | "watch" | "result" | ...}) and one job sent
 # to it: JSON objects whose keys the worker and this module agree on (gpu/protocol.py).
@@ -51,11 +47,9 @@ class Limits:
     too_slow_ratio: float = field(default_factory=lambda: engine_settings().too_slow_ratio)
     printf_bytes: int = 64 * 1024  # device printf FIFO
     heap_bytes: int = 1 << 20  # device malloc heap (the default 8 MiB is not needed)
-    jobs: int = field(default_factory=lambda: engine_settings().gpu_worker_jobs)  # per worker process
-    output_wait_s: float = 2.0  # after a job's result, for the end of its device output
 
     def worker_opts(self) -> dict[str, int]:
-        return {"printf_bytes": self.printf_bytes, "heap_bytes": self.heap_bytes, "jobs": self.jobs}
+        return {"printf_bytes": self.printf_bytes, "heap_bytes": self.heap_bytes}
 
 
 class Worker:
@@ -63,7 +57,6 @@ class Worker:
     when ``wait_ready`` sends it "warm": so the next worker can load while a job is being timed."""
 
     def __init__(self, limits: Limits, deferred: bool = False):
-        self.limits = limits
         sandboxed = not unsafe_unsandboxed_allowed(sandbox.UNSAFE_ENV)
         r, w = os.pipe()
         cmd = sandbox.worker_command({**limits.worker_opts(), "deferred": deferred}, w, sandboxed=sandboxed)
@@ -77,15 +70,8 @@ class Worker:
         self.ready: Event | None = None
         self.warm_sent = not deferred
         self.prime_sent = False
-        self.jobs_served = 0
-        self.tearing_down = False  # its last job's context is being destroyed ("loaded" not yet read)
-        # The learner's device output of the job in hand: what came before its mark on stdout.
-        self._output_lock = threading.Lock()
         self.output = bytearray()
         self.output_total = 0
-        self._mark = b""
-        self._held = b""  # the last bytes of stdout, which may be the start of the mark
-        self._job_output_done = threading.Event()
         self.stderr = bytearray()
         self._readers = [threading.Thread(target=self._drain, args=(self.proc.stdout, True), daemon=True),
                          threading.Thread(target=self._drain, args=(self.proc.stderr, False), daemon=True)]
@@ -97,41 +83,14 @@ class Worker:
         while True:
             chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
             if not chunk:
-                if is_output:
-                    with self._output_lock:
-                        self._keep_output(self._held)
-                        self._held = b""
-                        self._job_output_done.set()  # the worker is gone: all it printed is here
                 return
             if is_output:
-                with self._output_lock:
-                    self._take_output(chunk)
+                self.output_total += len(chunk)
+                room = OUTPUT_CAP - len(self.output)
+                if room > 0:
+                    self.output += chunk[:room]
             elif len(self.stderr) < 16384:
                 self.stderr += chunk[:16384 - len(self.stderr)]
-
-    def _take_output(self, chunk: bytes) -> None:
-        if self._job_output_done.is_set():
-            return  # past the job's mark: the worker is between jobs (nothing of a job runs)
-        data = self._held + chunk
-        if self._mark:
-            end = data.find(self._mark)
-            if end >= 0:
-                self._keep_output(data[:end])
-                self._held = b""
-                self._job_output_done.set()
-                return
-            keep = len(self._mark) - 1  # a mark split over two reads
-            self._keep_output(data[:-keep] if len(data) > keep else b"")
-            self._held = data[-keep:] if len(data) > keep else data
-        else:
-            self._keep_output(data)
-            self._held = b""
-
-    def _keep_output(self, data: bytes) -> None:
-        self.output_total += len(data)
-        room = OUTPUT_CAP - len(self.output)
-        if room > 0:
-            self.output += data[:room]
 
     def next_event(self, timeout: float) -> Event | None:
         """The next protocol message, None on timeout; raises EOFError when the worker is gone."""
@@ -161,8 +120,7 @@ class Worker:
             ev = self.next_event(deadline - time.monotonic())
             if ev is None:
                 raise TimeoutError("worker start-up")
-            if ev.get("ev") == "loaded":  # imports done or last job ended; "warm" is on its way
-                self.tearing_down = False
+            if ev.get("ev") == "loaded":  # a deferred worker's imports are done; "warm" is on its way
                 continue
             if ev.get("ev") != "ready":
                 raise RuntimeError(f"worker did not start: {ev}")
@@ -192,35 +150,7 @@ class Worker:
         return self.proc.poll() is None
 
     def send_job(self, job: Job) -> None:
-        """Send the job with a fresh mark for the end of its device output (the learner's kernels
-        cannot know it: it never reaches the GPU)."""
-        mark = secrets.token_hex(16)
-        with self._output_lock:
-            self.output, self.output_total, self._held = bytearray(), 0, b""
-            self._mark = output_mark(mark)
-            self._job_output_done.clear()
-        self._send((json.dumps({**job, "output_mark": mark}) + "\n").encode())
-
-    def recycle(self) -> None:
-        """The worker graded its job and ends it (its context is destroyed, then it says "loaded"):
-        from now on it is a deferred spare that has imported everything."""
-        self.jobs_served += 1
-        self.ready = None
-        self.warm_sent = False
-        self.prime_sent = False
-        self.tearing_down = True
-
-    def wait_torn_down(self, timeout: float) -> None:
-        """Until a recycled worker has destroyed its last job's context (its "loaded")."""
-        deadline = time.monotonic() + timeout
-        while self.tearing_down:
-            ev = self.next_event(deadline - time.monotonic())
-            if ev is None:
-                raise TimeoutError("worker did not end its job's context")
-            if ev.get("ev") == "loaded":
-                self.tearing_down = False
-            elif ev.get("ev") != "ready":
-                raise RuntimeError(f"worker did not end its job: {ev}")
+        self._send((json.dumps(job) + "\n").encode())
 
     def _send(self, line: bytes) -> None:
         stdin = self.proc.stdin
@@ -236,7 +166,7 @@ class Worker:
 
     def close(self) -> None:
         """Wait for the process and release its pipes. Once only: a second ``os.close`` of the
-        protocol descriptor would close whatever file got that number since (the GPU lock's)."""
+        protocol descriptor would close whatever file got that number since (the GPU lock's, say)."""
         if self._closed:
             return
         self._closed = True
@@ -260,12 +190,8 @@ class Worker:
         except OSError:
             pass
 
-    def learner_output(self, wait_s: float = 0.0) -> tuple[str, int]:
-        """The job's device output (capped) and its size, once its mark (or the end of the worker's
-        stdout) was read, or after ``wait_s``."""
-        self._job_output_done.wait(wait_s)
-        with self._output_lock:
-            return self.output.decode("utf-8", errors="replace"), self.output_total
+    def learner_output(self) -> tuple[str, int]:
+        return self.output.decode("utf-8", errors="replace"), self.output_total
 
 
 # Every worker is started from ONE long-lived thread. bwrap's --die-with-parent uses
