@@ -185,15 +185,7 @@ def test_spare_worker_takes_the_next_job(runner):
 # size gets the same block back, mark and all (measured: a version that counted at every launch found
 # the job's own marks from its previous launch), so a context that outlived its job would show an
 # earlier job's mark to the next job's first launch.
-HEAP_PROBE = r'''// launch: {"block": [32, 32, 1], "tile": [32, 32], "smem": 0}
-extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M, int N, int K)
-{
-    const int col = blockIdx.x * blockDim.x + threadIdx.x;
-    const int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (row >= M || col >= N) return;
-    float acc = 0.0f;
-    for (int k = 0; k < K; ++k)
-        acc += A[(size_t)row * K + k] * B[(size_t)k * N + col];
+HEAP_PROBE = r'''
     if (row == 0 && col == 0) {
         unsigned* block = (unsigned*)malloc(64 * 1024);
         if (block) {
@@ -205,24 +197,26 @@ extern "C" __global__ void gemm(const float* A, const float* B, float* C, int M,
             if (left) acc = -1.0f;
         }
     }
-    C[(size_t)row * N + col] = acc;
-}
 '''
 
 
+def naive_gemm_with(path, code: str):
+    """gemm's naive reference with ``code`` run before each thread stores its element, written to ``path``."""
+    store = "    C[(size_t)row * N + col] = acc;"
+    text = (KERNELS / "gemm" / "naive.cu").read_text(encoding="utf-8")
+    assert store in text
+    path.write_text(text.replace(store, code.strip("\n") + "\n" + store), encoding="utf-8")
+    return path
+
+
 def test_nothing_a_job_leaves_in_the_device_heap_reaches_the_next_job(runner, tmp_path):
-    probe = tmp_path / "heap_probe.cu"
-    probe.write_text(HEAP_PROBE, encoding="utf-8")
+    probe = naive_gemm_with(tmp_path / "heap_probe.cu", HEAP_PROBE)
     graded = [grade_file(runner, "gemm", probe)[0] for _ in range(6)]
     assert [r.verdict.value for r in graded] == ["PASSED"] * 6, [r.message for r in graded]
 
 
 def test_each_job_gets_only_its_own_device_output(runner, tmp_path):
-    noisy = tmp_path / "noisy.cu"
-    text = (KERNELS / "gemm" / "naive.cu").read_text(encoding="utf-8")
-    noisy.write_text(text.replace("    C[(size_t)row * N + col] = acc;",
-                                  '    if (row == 0 && col == 0) printf("hello from M=%d\\n", M);\n'
-                                  "    C[(size_t)row * N + col] = acc;"), encoding="utf-8")
+    noisy = naive_gemm_with(tmp_path / "noisy.cu", '    if (row == 0 && col == 0) printf("hello from M=%d\\n", M);')
     for _ in range(4):
         res, _ = grade_file(runner, "gemm", noisy)
         assert res.verdict is Verdict.PASSED, res.message

@@ -190,16 +190,25 @@ def test_the_checks_of_every_size_are_settled_in_order_after_the_last_size():
     assert run.result.verdict.value == "PASSED" and all("checks_ms" in e.profile for e in entries)
 
 
+def bench_lines(module: str) -> list[str]:
+    """What ``python -m <module> --gpus 1 --per-gpu 2`` printed, line by line (it must succeed)."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", module, "--gpus", "1", "--per-gpu", "2"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout.splitlines()
+
+
+def reported(lines: list[str], prefix: str) -> dict:
+    return json.loads(next(line for line in lines if line.startswith(prefix))[len(prefix):])
+
+
 @pytest.mark.gpu
 @needs_gpu
 def test_the_context_bench_reports_a_workers_context_alone_and_at_once():
-    import subprocess
-
-    out = subprocess.run([sys.executable, "-m", "kernels.engine.gpu.bench_contexts", "--gpus", "1", "--per-gpu", "2"],
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    lines = out.stdout.splitlines()
-    alone = json.loads(next(line for line in lines if line.startswith("GPU 0 alone: ")).split(": ", 1)[1])
+    lines = bench_lines("kernels.engine.gpu.bench_contexts")
+    alone = reported(lines, "GPU 0 alone: ")
     assert {"imports_ms", "context_ms", "cublas_ms", "warm_ms", "start_ms"} <= set(alone)
     assert 0 < alone["context_ms"] < alone["start_ms"]
     assert any(line.startswith("GPU 0 with 1 at once: ") for line in lines)
@@ -209,18 +218,13 @@ def test_the_context_bench_reports_a_workers_context_alone_and_at_once():
 @pytest.mark.gpu
 @needs_gpu
 def test_the_driver_bench_reports_fresh_processes_and_recycled_contexts():
-    import subprocess
-
-    out = subprocess.run([sys.executable, "-m", "kernels.engine.gpu.bench_driver", "--gpus", "1", "--per-gpu", "2"],
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    lines = out.stdout.splitlines()
-    fresh = json.loads(next(line for line in lines if line.startswith("fresh, GPU 0 alone: ")).split(": ", 1)[1])
+    lines = bench_lines("kernels.engine.gpu.bench_driver")
+    fresh = reported(lines, "fresh, GPU 0 alone: ")
     assert {"init_ms", "context_ms", "alloc_ms", "destroy_ms", "process_ms", "pageable_memory_access",
             "pci_bus_id"} <= set(fresh)
     assert fresh["pci_bus_id"].count(":") == 2  # one card, e.g. 0000:00:06.0
     assert 0 < fresh["init_ms"] < fresh["process_ms"] and fresh["context_ms"] > 0
-    recycled = json.loads(next(line for line in lines if line.startswith("recycle, GPU 0 alone: ")).split(": ", 1)[1])
+    recycled = reported(lines, "recycle, GPU 0 alone: ")
     assert recycled["context_ms"] > 0 and recycled["destroy_ms"] > 0
     assert sum(line.startswith(("fresh: ", "recycle: ")) and "contexts per second over the host" in line
                for line in lines) == 2
