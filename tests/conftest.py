@@ -37,16 +37,22 @@ def make_settings(tmp_path: Path, **overrides):
     return Settings(**{"_env_file": None, **values})
 
 
+_STARTING_GPU_BINDING = os.environ.get("CUDA_VISIBLE_DEVICES")  # before any test app bound the process
+
+
 @pytest.fixture(autouse=True)
 def _gpu_binding_kept():
     """A test app's dispatcher binds its process to a GPU (CUDA_VISIBLE_DEVICES, as a server does);
-    the next test starts from the binding this run began with."""
-    before = os.environ.get("CUDA_VISIBLE_DEVICES")
+    each test ends with the binding this run began with (module-scoped apps bind before the first
+    test of their module starts, hence the value read at import)."""
     yield
-    if before is None:
+    if _STARTING_GPU_BINDING is None:
         os.environ.pop("CUDA_VISIBLE_DEVICES", None)
     else:
-        os.environ["CUDA_VISIBLE_DEVICES"] = before
+        os.environ["CUDA_VISIBLE_DEVICES"] = _STARTING_GPU_BINDING
+    lanes = sys.modules.get("app.submissions.lanes")
+    if lanes is not None:
+        lanes._bound_here = None  # type: ignore[attr-defined]
 
 
 @pytest.fixture

@@ -56,18 +56,16 @@ def serve(settings: Settings, *, gpu_index: int | None, lane: str | None = None,
     ``MKC_COMPILE_SLOTS``); ``grade``/``compile_first``: stand-ins (tests and benchmarks without a GPU)."""
     from app.core.db import make_engine, make_session_factory
     from app.core.migrate import upgrade_to_head
-    from app.submissions.lanes import bind_gpu
-    from app.submissions.runtime import dispatcher_config, one_box
+    from app.submissions.runtime import bound_dispatcher_config, one_box
 
-    # this dispatcher's sandboxed GPU workers run on that device: the flag's, else the setting's
-    bind_gpu(settings.dispatcher_gpu_index if gpu_index is None else gpu_index, explicit=gpu_index is not None)
+    # before anything asks for a GPU: this dispatcher's sandboxed GPU workers run on its card
+    config = bound_dispatcher_config(settings, gpu_index)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings.ensure_data_dir()
     if slots is not None:
         settings = settings.model_copy(update={"compile_slots": slots})
     engine = make_engine(settings.resolved_database_url)
     upgrade_to_head(engine)
-    config = dispatcher_config(settings, gpu_index)
     if lane:
         config.lane = lane
     # The one-box pipeline: compile slots (MKC_COMPILE_SLOTS) on CPU, then this GPU's lane.

@@ -468,7 +468,8 @@ class Dispatcher:
         for (``store_patience_seconds``, with backoff): the result cost a GPU run and the database
         usually comes back (a restart, a failover). Past that the job is retried (RetryLater); once
         the worker drains (``drain``) it waits at most ``DRAIN_STORE_SECONDS`` more."""
-        delay, deadline = 0.5, time.monotonic() + self.config.store_patience_seconds
+        started = time.monotonic()
+        delay, deadline = 0.5, started + self.config.store_patience_seconds
         while True:
             try:
                 with self.session_factory() as db:
@@ -476,8 +477,8 @@ class Dispatcher:
             except DATABASE_ERRORS as exc:
                 if self.uses_lanes:
                     raise
-                if self._drain_started is not None:
-                    deadline = min(deadline, self._drain_started + DRAIN_STORE_SECONDS)
+                if self._drain_started is not None:  # 10 s more from the drain, or from this store if later
+                    deadline = min(deadline, max(self._drain_started, started) + DRAIN_STORE_SECONDS)
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise RetryLater(f"database: {str(exc)[:120]}") from exc

@@ -9,6 +9,7 @@ wait a whole lease before it picks up the jobs its predecessor left behind.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 import secrets
 import socket
@@ -22,22 +23,38 @@ from app.submissions.models import DispatcherLane
 from app.submissions.queue import changed
 
 HOST = socket.gethostname()[:60]
+log = logging.getLogger(__name__)
 
 
 def new_owner_id() -> str:
     return f"{HOST}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
-def bind_gpu(index: int, *, explicit: bool) -> None:
+# The binding this module set, so that a later bind (a second app in one process, a test) can tell
+# its own binding from an operator's.
+_bound_here: str | None = None
+
+
+def bind_gpu(index: int, *, explicit: bool) -> str:
     """Bind this process, and the sandboxed GPU workers it starts, to GPU ``index``: the engine passes
     CUDA_VISIBLE_DEVICES into each worker, where the card is device 0. Call it before anything asks for
     a GPU. ``explicit`` (``worker --gpu N``, ``dispatcher --gpu-index N``) always binds; the
-    ``MKC_DISPATCHER_GPU_INDEX`` setting binds unless the process was started bound already (an
-    operator's CUDA_VISIBLE_DEVICES wins). Unbound, a worker on a host with several GPUs would see all
-    of them, and every job's worker would pay for that in its CUDA start-up (on four H100s: 0.89 s of
-    cuInit instead of 0.19 s)."""
-    if explicit or not os.environ.get("CUDA_VISIBLE_DEVICES", "").strip():
-        os.environ["CUDA_VISIBLE_DEVICES"] = str(index)
+    ``MKC_DISPATCHER_GPU_INDEX`` setting binds unless the operator started the process with
+    CUDA_VISIBLE_DEVICES set (even empty: no GPU), which then wins. Returns the binding now in force,
+    for the lane's name. Unbound, a worker on a host with several GPUs sees all of them and starts
+    slower (on four H100s: cuInit 0.89 s instead of 0.19 s in the driver bench)."""
+    global _bound_here
+    current = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if explicit or current is None or current == _bound_here:
+        current = _bound_here = os.environ["CUDA_VISIBLE_DEVICES"] = str(index)
+    elif current.strip() != str(index):
+        log.warning("CUDA_VISIBLE_DEVICES=%r from the environment wins over MKC_DISPATCHER_GPU_INDEX=%d", current, index)
+    return current
+
+
+def lane_index(bound: str, index: int) -> int:
+    """The GPU number a lane is named after: the bound card when it is one number, else ``index``."""
+    return int(bound) if bound.strip().isdigit() else index
 
 
 def default_lane(gpu: bool, gpu_index: int) -> str:

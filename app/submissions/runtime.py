@@ -20,7 +20,7 @@ from app.core.services import app_services
 from app.lessons.catalog import Catalog
 from app.submissions.dispatcher import CompileFirst, DispatcherConfig, Grade
 from app.submissions.events import ChangeHub
-from app.submissions.lanes import bind_gpu
+from app.submissions.lanes import bind_gpu, lane_index
 from app.submissions.models import Submission
 from app.submissions.pipeline import OneBoxPipeline
 
@@ -49,6 +49,16 @@ def dispatcher_config(settings: Settings, gpu_index: int | None = None) -> Dispa
                             gpu_budget_seconds=settings.gpu_budget_seconds)
 
 
+def bound_dispatcher_config(settings: Settings, gpu_index: int | None = None) -> DispatcherConfig:
+    """A dispatcher's config after binding its process to its GPU (``lanes.bind_gpu``: a given
+    ``gpu_index`` always binds, the setting unless the operator bound the process; nothing is bound
+    for a dispatcher with ``MKC_DISPATCHER_GPU=off``), its lane named after the card it got."""
+    config = dispatcher_config(settings, gpu_index)
+    if gpu_index is not None or config.gpu is not False:
+        config.gpu_index = lane_index(bind_gpu(config.gpu_index, explicit=gpu_index is not None), config.gpu_index)
+    return config
+
+
 def install(app: FastAPI) -> None:
     from app.submissions.routes import router
 
@@ -69,8 +79,7 @@ def start(app: FastAPI) -> None:
         return  # (the app's factory gave runtime.enqueue app.cluster's Enqueuer: cluster builds on this package)
     if not settings.dispatcher_enabled or runtime.dispatcher is not None:
         return
-    bind_gpu(settings.dispatcher_gpu_index, explicit=False)  # its GPU workers run on that card
-    runtime.dispatcher = one_box(shared.session_factory, settings, dispatcher_config(settings),
+    runtime.dispatcher = one_box(shared.session_factory, settings, bound_dispatcher_config(settings),
                                  lesson_slugs=lesson_slugs_of(app), notify=runtime.hub.notify)
     runtime.dispatcher.start()
 

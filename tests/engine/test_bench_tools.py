@@ -20,14 +20,14 @@ def fake_smi(folder: Path, output: str) -> None:
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
 
 
-def test_smi_query_reads_one_row_per_gpu_in_the_order_asked(tmp_path, monkeypatch):
-    fake_smi(tmp_path, "0, NVIDIA H100 80GB HBM3, 1980, 1980\n1, NVIDIA H100 80GB HBM3, 345, 1980\n")
+def test_smi_query_reads_one_row_per_gpu_in_the_order_asked_and_commas_in_the_last_field(tmp_path, monkeypatch):
+    fake_smi(tmp_path, "0, 1980, 1980, NVIDIA H100 80GB HBM3\n1, 345, 1980, NVIDIA H100, PCIe, 80GB\n")
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    rows = smi_query(("index", "name", "clocks.sm", "clocks.max.sm"))
+    rows = smi_query(("index", "clocks.sm", "clocks.max.sm", "name"))
     assert rows == [{"index": "0", "name": "NVIDIA H100 80GB HBM3", "clocks.sm": "1980", "clocks.max.sm": "1980"},
-                    {"index": "1", "name": "NVIDIA H100 80GB HBM3", "clocks.sm": "345", "clocks.max.sm": "1980"}]
+                    {"index": "1", "name": "NVIDIA H100, PCIe, 80GB", "clocks.sm": "345", "clocks.max.sm": "1980"}]
     assert clocks_line() == ("0, NVIDIA H100 80GB HBM3, 1980 MHz (max 1980 MHz); "
-                             "1, NVIDIA H100 80GB HBM3, 345 MHz (max 1980 MHz)")
+                             "1, NVIDIA H100, PCIe, 80GB, 345 MHz (max 1980 MHz)")
 
 
 def test_smi_query_skips_a_row_of_another_shape_and_is_empty_without_nvidia_smi(tmp_path, monkeypatch):

@@ -29,6 +29,8 @@ def test_the_bound_device_reaches_the_sandbox_and_has_its_own_lock(monkeypatch):
     three = lock_path()
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
     assert len({unbound, three, lock_path()}) == 3  # GPUs 1 and 3 never wait on each other
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    assert lock_path() == unbound  # unbound is device 0: a bound server and an unbound bench share it
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0; rm -rf /")
     assert "CUDA_VISIBLE_DEVICES" not in sandbox.worker_env(sandboxed=True)
 

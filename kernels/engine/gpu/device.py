@@ -71,20 +71,21 @@ def prime_device(startup_ms: dict[str, float] | None = None) -> None:
 
 def smi_query(fields: Sequence[str]) -> list[dict[str, str]]:
     """nvidia-smi's ``--query-gpu`` for ``fields``: one dict per GPU (values without units), in its
-    index order; [] where nvidia-smi is missing or fails. The one reader of nvidia-smi the benchmarks
-    use to record clocks before and after they time (lent GPUs throttle under long runs)."""
+    index order; [] where nvidia-smi is missing or fails. The last field may hold commas (put "name"
+    last). The one reader of nvidia-smi the benchmarks use to record clocks before and after they
+    time (lent GPUs throttle under long runs)."""
     try:
         out = subprocess.run(["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"],
                              capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return []
-    rows = [[value.strip() for value in line.split(",")] for line in out.strip().splitlines()]
+    rows = [[value.strip() for value in line.split(",", len(fields) - 1)] for line in out.strip().splitlines()]
     return [dict(zip(fields, row, strict=True)) for row in rows if len(row) == len(fields)]
 
 
 def clocks_line() -> str:
     """Every GPU's index, name and SM clock now and at most, on one line (for a benchmark's log)."""
-    rows = smi_query(("index", "name", "clocks.sm", "clocks.max.sm"))
+    rows = smi_query(("index", "clocks.sm", "clocks.max.sm", "name"))
     if not rows:
         return "nvidia-smi not found"
     return "; ".join(f"{r['index']}, {r['name']}, {r['clocks.sm']} MHz (max {r['clocks.max.sm']} MHz)" for r in rows)

@@ -15,10 +15,11 @@ from . import sandbox
 
 
 def lock_path() -> str:
-    """One lock per GPU: workers bound to different devices (CUDA_VISIBLE_DEVICES) never wait on each other."""
-    device = sandbox.visible_devices()
-    suffix = f"-dev{device.replace(',', '_')}" if device else ""
-    return engine_settings().gpu_lock or f"/tmp/kernels-gpu-{os.getuid()}{suffix}.lock"
+    """One lock per GPU: workers bound to different devices (CUDA_VISIBLE_DEVICES) never wait on each
+    other. An unbound process uses CUDA's device 0, so it shares device 0's lock with a process bound
+    to 0 (a web server bound by its dispatcher, and a benchmark run without a binding, on one card)."""
+    device = sandbox.visible_devices() or "0"
+    return engine_settings().gpu_lock or f"/tmp/kernels-gpu-{os.getuid()}-dev{device.replace(',', '_')}.lock"
 
 
 class GpuLock:

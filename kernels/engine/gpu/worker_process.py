@@ -66,6 +66,7 @@ class Worker:
         os.close(w)
         self.proto_fd = r
         self._closed = False
+        self._close_lock = threading.Lock()
         self._buf = b""
         self.ready: Event | None = None
         self.warm_sent = not deferred
@@ -167,9 +168,10 @@ class Worker:
     def close(self) -> None:
         """Wait for the process and release its pipes. Once only: a second ``os.close`` of the
         protocol descriptor would close whatever file got that number since (the GPU lock's, say)."""
-        if self._closed:
-            return
-        self._closed = True
+        with self._close_lock:  # the job's thread and the spare-warming thread may both close one
+            if self._closed:
+                return
+            self._closed = True
         try:
             if self.proc.stdin:
                 self.proc.stdin.close()
