@@ -43,7 +43,6 @@ def one_gpu(count: int) -> dict[str, float]:
     return {k: round(statistics.median(s[k] for s in seen), 1) for k in (*STAGES, "start_ms") if k in seen[0]}
 
 
-
 def at_once(gpus: int, per_gpu: int) -> dict[int, dict[str, float]]:
     """One process per GPU, all started together; each reports its medians as one JSON line."""
     procs = {gpu: subprocess.Popen([sys.executable, "-m", MODULE, "--one", str(per_gpu)], stdout=subprocess.PIPE,

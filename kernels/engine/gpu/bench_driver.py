@@ -105,8 +105,7 @@ def sandboxed(kind: str, count: int, gpu: int) -> list[str]:
     """The child's command line in the GPU worker's sandbox, bound to ``gpu`` like a grading worker."""
     from . import sandbox
 
-    python = [sys.executable, "-s", "-B", "-m", MODULE, "--child", kind, "--per-gpu", str(count)]
-    return [sandbox.bwrap_binary(), *sandbox.bwrap_args(gpu=str(gpu)), "--", *python]
+    return sandbox.module_command(MODULE, ["--child", kind, "--per-gpu", str(count)], gpu=str(gpu))
 
 
 def run_child(kind: str, count: int, gpu: int) -> dict[str, Any]:
@@ -143,7 +142,6 @@ def series(kind: str, gpus: int, per_gpu: int) -> tuple[dict[int, dict[str, Any]
                            else ",".join(sorted({str(r[key]) for r in rows}))) for key in rows[0]}
                for gpu, rows in per.items()}
     return medians, gpus * per_gpu / wall_s
-
 
 
 def main(argv: list[str] | None = None) -> int:

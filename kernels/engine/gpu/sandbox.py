@@ -47,8 +47,8 @@ BLAS_ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM
 ONE_QUEUE = {"CUDA_DEVICE_MAX_CONNECTIONS": "1"}
 
 
-__all__ = ["UNSAFE_ENV", "SandboxUnavailable", "bwrap_args", "bwrap_binary", "visible_devices", "worker_command",
-           "worker_env"]
+__all__ = ["UNSAFE_ENV", "SandboxUnavailable", "bwrap_args", "bwrap_binary", "module_command", "visible_devices",
+           "worker_command", "worker_env"]
 
 
 def package_dirs() -> list[str]:
@@ -78,11 +78,16 @@ def library_path() -> str:
 
 
 def worker_command(opts: dict[str, Any], fd: int, *, sandboxed: bool) -> list[str]:
+    return module_command("kernels.engine.gpu.worker", [str(fd), json.dumps(opts)], sandboxed=sandboxed)
+
+
+def module_command(module: str, args: list[str], *, sandboxed: bool = True, gpu: str = "") -> list[str]:
+    """``python -m module args`` in this sandbox (``gpu`` as in ``worker_env``), or without it."""
     python = sys.executable  # a venv's python keeps its site-packages (its folder is bound)
-    py_cmd = [python, "-s", "-B", "-m", "kernels.engine.gpu.worker", str(fd), json.dumps(opts)]
+    py_cmd = [python, "-s", "-B", "-m", module, *args]
     if not sandboxed:
         return py_cmd
-    return [bwrap_binary(), *bwrap_args(), "--", *py_cmd]
+    return [bwrap_binary(), *bwrap_args(gpu), "--", *py_cmd]
 
 
 def worker_env(*, sandboxed: bool, gpu: str = "") -> dict[str, str]:
