@@ -223,3 +223,28 @@ def test_each_job_gets_only_its_own_device_output(runner, tmp_path):
         output = [flag for flag in res.flags if flag.code == "DEVICE_OUTPUT"]
         sizes = [c.size["M"] for c in res.correctness]
         assert len(output) == 1 and output[0].params["text"] == "".join(f"hello from M={m}\n" for m in sizes)
+
+
+def test_blocks_from_the_arena_are_distinct_and_a_block_past_its_end_comes_from_cudamalloc():
+    import cupy
+
+    from kernels.engine.gpu.arena import DeviceArena
+
+    arena = DeviceArena(1 << 20)
+    pool = cupy.cuda.MemoryPool(arena.allocate)
+    with cupy.cuda.using_allocator(pool.malloc):
+        a = cupy.full(64 * 1024, 1, dtype=cupy.int32)  # 256 KiB
+        b = cupy.full(64 * 1024, 2, dtype=cupy.int32)
+        big = cupy.full(512 * 1024, 3, dtype=cupy.int32)  # 2 MiB: more than the arena has left
+    inside = range(arena.base, arena.base + (1 << 20))
+    assert a.data.ptr in inside and b.data.ptr in inside and a.data.ptr != b.data.ptr
+    assert big.data.ptr not in inside
+    assert (int(a.sum()), int(b.sum()), int(big.sum())) == (65536, 131072, 1572864)
+    assert arena.usage() == {"arena_used_mb": 0.5, "arena_misses": 1.0}
+
+
+def test_a_jobs_device_memory_comes_from_its_workers_arena(runner):
+    res, _ = grade_file(runner, "gemm", KERNELS / "gemm" / "tiled.cu", timing=True)
+    assert res.verdict is Verdict.PASSED, res.message
+    worker = runner.last_profile["worker"]
+    assert 0 < worker["arena_used_mb"] <= 1024 and worker["arena_misses"] == 0, worker

@@ -43,6 +43,7 @@ from typing import Any
 
 from .. import codes
 from ..result import CorrectnessCase, Message, Mismatch, Result, Verdict, safe_number
+from .arena import use_arena
 from .budget import TooSlow, timing_deadline, too_slow_message
 from .device import prime_device, set_process_limits, start_device
 from .launching import (
@@ -228,6 +229,9 @@ def main(argv: list[str]) -> int:
         t_warm = time.perf_counter()
         gpu, versions = start_device(options.get("printf_bytes", 64 << 10), options.get("heap_bytes", 1 << 20),
                                      startup)
+        t_arena = time.perf_counter()
+        arena = use_arena(int(options.get("arena_bytes", 0)))  # before anything else takes device memory
+        startup["arena_ms"] = (time.perf_counter() - t_arena) * 1e3
         from .timing import L2Flusher
 
         t_flusher = time.perf_counter()
@@ -264,6 +268,8 @@ def main(argv: list[str]) -> int:
                         message=Message(codes.RUNTIME_ERROR, {"cuda_error": cuda_error_name(exc)}))
     result.gpu, result.versions = gpu, versions
     profile.update(primed)
+    if arena is not None:
+        profile.update(arena.usage())
     send({"ev": "result", "result": result.to_dict(), "profile_ms": profile})
     return 0
 

@@ -47,9 +47,12 @@ class Limits:
     too_slow_ratio: float = field(default_factory=lambda: engine_settings().too_slow_ratio)
     printf_bytes: int = 64 * 1024  # device printf FIFO
     heap_bytes: int = 1 << 20  # device malloc heap (the default 8 MiB is not needed)
+    # device memory the worker takes in one allocation while it warms up, for the job's blocks
+    # (arena.py says why)
+    arena_bytes: int = 1 << 30
 
     def worker_opts(self) -> dict[str, int]:
-        return {"printf_bytes": self.printf_bytes, "heap_bytes": self.heap_bytes}
+        return {"printf_bytes": self.printf_bytes, "heap_bytes": self.heap_bytes, "arena_bytes": self.arena_bytes}
 
 
 class Worker:
