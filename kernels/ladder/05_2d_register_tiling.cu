@@ -9,7 +9,9 @@
 // to 128×128 (256 threads × 64 outputs), which halves global traffic per FLOP again.
 // Why it should be faster: the kernel was limited by shared-memory load instructions; now FMA
 // issue can dominate. Cost: 64 accumulators + 16 operands ≈ 100+ registers per thread.
-// Loads are still scalar (one float per instruction) — rung 06 vectorises them.
+// Loads are still scalar in the source (one float per load). In the SASS only the global loads
+// stay that way: the compiler already merges the shared loads into LDS.128. Rung 06 vectorises
+// the global loads.
 #define BM 128
 #define BN 128
 #define BK 8

@@ -8,8 +8,9 @@
 // As[k][m], so that in the inner loop the 8 values of A a thread needs for one k are 8
 // consecutive floats — two float4 shared loads instead of eight scalar ones. B's 8 values
 // were already consecutive and are read as two float4 as well.
-// Why it should be faster: per k the thread issues 4 shared-load instructions instead of 16,
-// and per tile 2 global-load instructions instead of 8, leaving more issue slots for FMAs.
+// Why it should be faster: per tile the thread issues 2 global-load instructions instead of 8,
+// leaving more issue slots for FMAs. (In the source the shared loads also drop from 16 to 4 per
+// k, but the SASS of 05 already had 4 LDS.128 per k: the compiler had merged them.)
 // Bounds: a float4 load is used only when it is aligned (K or N a multiple of 4; the base
 // pointer from cudaMalloc is 256-byte aligned) and lies wholly inside the matrix; otherwise the
 // thread falls back to guarded scalar loads that write zeros outside. Same for the stores.

@@ -12,7 +12,8 @@
 // Why it should be faster: in 07 a warp waits for its global loads (hundreds of cycles) right
 // before a barrier, and only the other resident blocks can hide that. Here the loads are in
 // flight while 512 FMAs per thread run, and half the barriers are gone.
-// Cost: 8 more registers per thread and twice the shared memory (16.5 KB per block).
+// Cost: more live registers (the prefetched float4s), held at 127 like 06 by __launch_bounds__(NT, 2),
+// and twice the shared memory (16,640 bytes = 16.25 KB per block).
 #define BM 128
 #define BN 128
 #define BK 8
