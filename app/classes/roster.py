@@ -23,6 +23,7 @@ from app.accounts.users import find_user
 from app.classes.messages import ClassesError
 from app.classes.models import MEMBER_ROLES, ClassMember, CourseClass
 from app.core.clock import utcnow
+from app.core.db import lock_rows
 from app.progress.once import insert_once
 
 LANGUAGES = ("ko", "en")
@@ -152,6 +153,15 @@ def set_role(db: Session, row: CourseClass, member: ClassMember, role: str) -> N
 
 
 def _keep_an_instructor(db: Session, row: CourseClass, member: ClassMember) -> None:
+    """Refuse (409 last_instructor) when ``member`` is, by the locked count, the class's last instructor.
+    Two instructors taking each other off at once both counted two and both went ahead, leaving none:
+    every such change counts under a lock on the class's row."""
+    lock_rows(db, CourseClass.name, CourseClass.id == row.id)
+    role = db.scalar(select(ClassMember.role).where(ClassMember.id == member.id))
+    if role is None:  # the other change took this member off the roster first
+        raise ClassesError("not_member", status=404)
+    if role != "instructor":
+        return
     instructors = db.scalar(select(func.count()).select_from(ClassMember).where(
         ClassMember.class_id == row.id, ClassMember.role == "instructor")) or 0
     if instructors <= 1:
