@@ -5,10 +5,11 @@ SQLite gets WAL mode and enforced foreign keys. Each feature's models module sub
 """
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import ColumnElement, CursorResult, Engine, Executable, create_engine, event, inspect, select, update
 from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, InstrumentedAttribute, Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry
 
@@ -48,6 +49,29 @@ def lock_rows(db: Session, column: InstrumentedAttribute[Any], *where: ColumnEle
     else:
         key = inspect(entity).primary_key
         db.execute(select(*key).where(*where).order_by(*key).with_for_update())
+
+
+Row = TypeVar("Row")
+
+
+def get_or_create(db: Session, model: type[Row], key: Any, **values: Any) -> Row:
+    """The row of ``model`` whose primary key is ``key``, made from ``values`` (the key included) when
+    there is none. A learner's first save sent twice at once (a double click, a retrying client) made
+    two inserts of one key and the second answered 500: its insert now fails inside a savepoint, and it
+    reads the row the first one made."""
+    row = db.get(model, key)
+    if row is not None:
+        return row
+    try:
+        with db.begin_nested():
+            row = model(**values)
+            db.add(row)
+        return row
+    except IntegrityError:
+        row = db.get(model, key, populate_existing=True)
+        if row is None:  # the other insert was rolled back: ours failed for another reason
+            raise
+        return row
 
 
 def make_engine(url: str) -> Engine:
