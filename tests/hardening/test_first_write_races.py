@@ -6,21 +6,14 @@ from __future__ import annotations
 import threading
 
 import httpx
-import pytest
 
 from app.bench.submissions_server import Server, add_users
 
 PARALLEL = 12
 
 
-@pytest.fixture
-def server(tmp_path, db_url):
-    srv = Server(tmp_path / "srv", workers=2, database_url=db_url, dispatcher_enabled="false").start()
-    yield srv
-    srv.stop()
 
-
-def _at_once(server, token: str, method: str, path: str, bodies: list[dict]) -> list[httpx.Response]:
+def _at_once(server: Server, token: str, method: str, path: str, bodies: list[dict]) -> list[httpx.Response]:
     barrier, answers = threading.Barrier(len(bodies)), []
 
     def send(body: dict) -> None:
@@ -37,31 +30,31 @@ def _at_once(server, token: str, method: str, path: str, bodies: list[dict]) -> 
     return answers
 
 
-def test_notification_setting_sent_at_once(server):
+def test_notification_setting_sent_at_once(two_workers):
     for round_ in range(3):
         name = f"quiet{round_}"
-        token = add_users(server.db_url, [name])[name]
-        answers = _at_once(server, token, "PUT", "/api/notifications/settings", [{"mode": "off"}] * PARALLEL)
+        token = add_users(two_workers.db_url, [name])[name]
+        answers = _at_once(two_workers, token, "PUT", "/api/notifications/settings", [{"mode": "off"}] * PARALLEL)
         assert sorted(a.status_code for a in answers) == [200] * PARALLEL, [a.text[:200] for a in answers]
-        with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}) as client:
+        with httpx.Client(base_url=two_workers.url, headers={"Authorization": f"Bearer {token}"}) as client:
             assert client.get("/api/notifications").json()["mode"] == "off"
 
 
-def test_board_profile_sent_at_once(server):
+def test_board_profile_sent_at_once(two_workers):
     for round_ in range(3):
         name = f"shy{round_}"
-        token = add_users(server.db_url, [name])[name]
+        token = add_users(two_workers.db_url, [name])[name]
         bodies = [{"use_alias": True, "alias": f"alias{i}", "site_board": True} for i in range(PARALLEL)]
-        answers = _at_once(server, token, "PUT", "/api/boards/profile/me", bodies)
+        answers = _at_once(two_workers, token, "PUT", "/api/boards/profile/me", bodies)
         assert sorted(a.status_code for a in answers) == [200] * PARALLEL, [a.text[:200] for a in answers]
-        with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}) as client:
+        with httpx.Client(base_url=two_workers.url, headers={"Authorization": f"Bearer {token}"}) as client:
             kept = client.get("/api/boards/profile/me").json()
         assert kept["use_alias"] is True and kept["alias"] in {b["alias"] for b in bodies}
 
 
-def test_an_unknown_notification_mode_is_refused_not_stored_as_another(server):
-    token = add_users(server.db_url, ["picky"])["picky"]
-    with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}) as client:
+def test_an_unknown_notification_mode_is_refused_not_stored_as_another(two_workers):
+    token = add_users(two_workers.db_url, ["picky"])["picky"]
+    with httpx.Client(base_url=two_workers.url, headers={"Authorization": f"Bearer {token}"}) as client:
         assert client.put("/api/notifications/settings", json={"mode": "off"}).status_code == 200
         answer = client.put("/api/notifications/settings?lang=en", json={"mode": "all"})
         assert answer.status_code == 422 and answer.json()["params"]["fields"] == ["mode"]

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import delete, func, insert, select
 
 from app.accounts.models import User
-from app.bench.submissions_server import Server, add_users
+from app.bench.submissions_server import add_users
 from app.classes.models import ClassMember
 from app.core.clock import utcnow
 from app.core.db import make_engine
@@ -19,22 +19,16 @@ from app.core.db import make_engine
 ROUNDS = 8
 
 
-@pytest.fixture
-def server(tmp_path, db_url):
-    srv = Server(tmp_path / "srv", workers=2, database_url=db_url, dispatcher_enabled="false").start()
-    yield srv
-    srv.stop()
-
 
 @pytest.mark.parametrize("change", ["remove", "demote"])
-def test_two_instructors_taking_each_other_off_leave_one(server, change):
-    tokens = add_users(server.db_url, ["ada", "bob"], role="instructor")
-    clients = {name: httpx.Client(base_url=server.url, timeout=60, headers={"Authorization": f"Bearer {token}"})
+def test_two_instructors_taking_each_other_off_leave_one(two_workers, change):
+    tokens = add_users(two_workers.db_url, ["ada", "bob"], role="instructor")
+    clients = {name: httpx.Client(base_url=two_workers.url, timeout=60, headers={"Authorization": f"Bearer {token}"})
                for name, token in tokens.items()}
     made = clients["ada"].post("/api/classes", json={"name": "GPU 101"})
     assert made.status_code == 201, made.text
     class_id = made.json()["id"]
-    engine = make_engine(server.db_url)
+    engine = make_engine(two_workers.db_url)
     with engine.connect() as conn:
         ids = dict(conn.execute(select(User.username, User.id)).all())
     try:
