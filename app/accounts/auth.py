@@ -15,18 +15,21 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from fastapi import Request, Response
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import ApiToken, AuthSession, User
 from app.accounts.ratelimit import Rate
 from app.core.clock import utcnow
 from app.core.config import Settings
-from app.core.db import rows_changed
+from app.core.db import lock_rows, rows_changed
 
 SESSION_COOKIE = "mkc_session"
 VISITOR_CSRF_COOKIE = "mkc_csrf"  # double-submit token for forms shown before there is a session
 TOKEN_PREFIX = "mkc_"
+# Personal API tokens that work at once, per account: each is a way in that the profile lists, and a
+# learner could otherwise make them without end (a page of thousands, a table that only grows).
+MAX_LIVE_API_TOKENS = 20
 MAX_COOKIE_CHARS = 200  # our session tokens are 43 characters; a longer cookie names no session and is not hashed
 
 
@@ -105,6 +108,15 @@ def create_api_token(db: Session, user: User, name: str) -> tuple[str, ApiToken]
     db.add(row)
     db.flush()
     return token, row
+
+
+def may_add_api_token(db: Session, user: User) -> bool:
+    """Whether ``user`` holds fewer than MAX_LIVE_API_TOKENS working tokens, counted under a lock on
+    their row until the transaction ends, so that two new tokens at once cannot both pass."""
+    lock_rows(db, User.tz, User.id == user.id)
+    live = db.scalar(select(func.count()).select_from(ApiToken).where(ApiToken.user_id == user.id,
+                                                                      ApiToken.revoked_at.is_(None))) or 0
+    return live < MAX_LIVE_API_TOKENS
 
 
 def list_api_tokens(db: Session, user: User) -> list[ApiToken]:

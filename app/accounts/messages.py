@@ -36,6 +36,8 @@ MESSAGES = {
     "confusable_username": _("This username looks like an existing one. Please choose another."),
     "bad_timezone": _("Unknown time zone."),
     "token_name": _("Give the token a name of 1 to 64 characters."),
+    "too_many_tokens": _("This account already has as many working tokens as it may have. Revoke one you no "
+                         "longer use, then make a new one."),
     "bad_request": _("The request could not be read."),
     "confirm_required": _("Please confirm first."),
     "choose_contributions": _("Choose whether your comments and problem reports are deleted too or kept."),

@@ -22,6 +22,10 @@ from app.core.clock import utcnow
 
 PASSED = "passed"
 MAX_ITEMS = 40
+# The years an instructor may type (the API schema's LOCAL_TIME_PATTERN says the same). Every instant
+# they give is shown in the reader's zone and the class's, up to 14 hours either way: a time near year 1
+# or 9999 cannot be, and once stored it would break the class's every page.
+FIRST_YEAR, LAST_YEAR = 1970, 2999
 
 
 def parse_local(text: str | None, tz: str) -> dt.datetime:
@@ -34,12 +38,11 @@ def parse_local(text: str | None, tz: str) -> dt.datetime:
         when = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
     except ValueError:
         raise ClassesError("bad_time", status=400) from None
+    if not FIRST_YEAR <= when.year <= LAST_YEAR:
+        raise ClassesError("bad_time", status=400)
     if when.tzinfo is None:
         when = when.replace(tzinfo=ZoneInfo(tz))
-    try:
-        return when.astimezone(dt.UTC).replace(tzinfo=None)
-    except OverflowError:
-        raise ClassesError("bad_time", status=400) from None
+    return when.astimezone(dt.UTC).replace(tzinfo=None)
 
 
 def in_zone(utc_naive: dt.datetime, tz: str) -> dt.datetime:

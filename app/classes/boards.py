@@ -15,7 +15,6 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -23,6 +22,7 @@ from app.classes.messages import ClassesError
 from app.classes.models import Assignment, AssignmentItem, BoardProfile, BoardStrike, ClassMember, CourseClass
 from app.classes.work import attempts, ranked_speedup
 from app.core.clock import utcnow
+from app.core.db import get_or_create
 from app.progress.once import insert_once
 from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
@@ -123,15 +123,7 @@ def set_profile(db: Session, user: User, *, use_alias: bool, alias: str, site_bo
         raise ClassesError("alias_too_long", status=400)
     if use_alias and not alias:
         raise ClassesError("alias_required", status=400)
-    row = db.get(BoardProfile, user.id)
-    if row is None:
-        try:
-            with db.begin_nested():  # the same learner saving twice at once: the second one updates
-                row = BoardProfile(user_id=user.id, alias="", use_alias=False, site_board=False)
-                db.add(row)
-        except IntegrityError:
-            row = db.get(BoardProfile, user.id, populate_existing=True)
-            assert row is not None
+    row = get_or_create(db, BoardProfile, user.id, user_id=user.id, alias="", use_alias=False, site_board=False)
     row.alias, row.use_alias, row.site_board = alias, bool(use_alias), bool(site_board)
     db.flush()
     return row

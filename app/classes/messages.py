@@ -24,6 +24,8 @@ MESSAGES = {
     "user_unknown": _("No account has the username “%(username)s”."),
     "last_instructor": _("A class needs at least one instructor. Add another before removing this one."),
     "not_member": _("That person is not in this class."),
+    "last_instructor_account": _("You are the only instructor of “%(name)s”. Add another instructor there before "
+                                 "deleting your account."),
     "csv_too_large": _("The CSV is too large (at most %(rows)s rows)."),
     "csv_unreadable": _("The CSV could not be read. Save it as UTF-8 text with a header row naming a "
                         "“username” column."),

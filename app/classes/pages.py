@@ -28,7 +28,7 @@ from app.classes.web import Access, Course, class_access, course
 from app.classes.work import recent_work
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
 from app.core.errors import translate
-from app.core.ids import MAX_ROW_ID, RowId
+from app.core.ids import RowId, row_id
 from app.core.services import services
 
 router = make_router(include_in_schema=False)
@@ -192,10 +192,10 @@ def _act_member(db: Session, access: Access, form: Mapping[str, Any], the_course
 
 def _row_id(form: Mapping[str, Any], key: str, code: str) -> int:
     """A row id from a form field; anything else (or one no row can have) is refused with ``code`` (404)."""
-    text = str(form.get(key) or "").strip()
-    if not text.isdigit() or int(text) > MAX_ROW_ID:
+    value = row_id(form.get(key))
+    if value is None:
         raise ClassesError(code, status=404)
-    return int(text)
+    return value
 
 
 def _act_remove(db: Session, access: Access, form: Mapping[str, Any], the_course: Course) -> str:

@@ -18,11 +18,13 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app.accounts import users
 from app.accounts.models import User
 from app.accounts.users import find_user
 from app.classes.messages import ClassesError
 from app.classes.models import MEMBER_ROLES, ClassMember, CourseClass
 from app.core.clock import utcnow
+from app.core.db import lock_rows
 from app.progress.once import insert_once
 
 LANGUAGES = ("ko", "en")
@@ -152,10 +154,36 @@ def set_role(db: Session, row: CourseClass, member: ClassMember, role: str) -> N
 
 
 def _keep_an_instructor(db: Session, row: CourseClass, member: ClassMember) -> None:
+    """Refuse (409 last_instructor) when ``member`` is, by the locked count, the class's last instructor.
+    Two instructors taking each other off at once both counted two and both went ahead, leaving none:
+    every such change counts under a lock on the class's row."""
+    lock_rows(db, CourseClass.name, CourseClass.id == row.id)
+    role = db.scalar(select(ClassMember.role).where(ClassMember.id == member.id))
+    if role is None:  # the other change took this member off the roster first
+        raise ClassesError("not_member", status=404)
+    if role != "instructor":
+        return
     instructors = db.scalar(select(func.count()).select_from(ClassMember).where(
         ClassMember.class_id == row.id, ClassMember.role == "instructor")) or 0
     if instructors <= 1:
         raise ClassesError("last_instructor", status=409)
+
+
+def _keep_classes_run(db: Session, user: User) -> None:
+    """Refuse (409) to delete the account of a class's last instructor: the class would be left with
+    learners and a gradebook that no one but an administrator could run."""
+    for member, row in db.execute(select(ClassMember, CourseClass).join(CourseClass, CourseClass.id == ClassMember.class_id)
+                                  .where(ClassMember.user_id == user.id, ClassMember.role == "instructor")
+                                  .order_by(CourseClass.id)).all():
+        try:
+            _keep_an_instructor(db, row, member)
+        except ClassesError as refused:
+            if refused.code != "last_instructor":
+                raise
+            raise ClassesError("last_instructor_account", {"name": row.name}, status=409) from None
+
+
+users.BEFORE_DELETE.append(_keep_classes_run)  # app.accounts.users.delete_user calls it
 
 
 def remove_member(db: Session, row: CourseClass, user_id: int) -> None:

@@ -5,11 +5,12 @@ SQLite gets WAL mode and enforced foreign keys. Each feature's models module sub
 """
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import CursorResult, Engine, Executable, create_engine, event
+from sqlalchemy import ColumnElement, CursorResult, Engine, Executable, create_engine, event, inspect, select, update
 from sqlalchemy.engine.interfaces import DBAPIConnection
-from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import DeclarativeBase, InstrumentedAttribute, Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry
 
 
@@ -31,6 +32,46 @@ def rows_changed(db: Session, statement: Executable) -> int:
     """How many rows an UPDATE or DELETE matched (SQLAlchemy types execute() as a plain Result, whose
     rowcount only the cursor result of a DML statement has)."""
     return cast("CursorResult[Any]", db.execute(statement)).rowcount or 0
+
+
+def lock_rows(db: Session, column: InstrumentedAttribute[Any], *where: ColumnElement[bool]) -> None:
+    """Hold a write lock on the rows of ``column``'s table that match ``where`` until the transaction ends.
+
+    A check that counts rows and then changes one ("is this the last administrator?") is only true while
+    nobody else changes them: every such change takes this lock first and counts after it, so the second
+    one counts what the first committed. PostgreSQL: the matching rows, locked in primary-key order (no
+    deadlock between two changes); SQLite: a write that changes nothing (``column`` set to itself) takes
+    the database's single write lock (reads before it ran outside any transaction), held until commit.
+    """
+    entity = column.class_
+    if db.get_bind().dialect.name == "sqlite":
+        db.execute(update(entity).where(*where).values({column.key: column}))
+    else:
+        key = inspect(entity).primary_key
+        db.execute(select(*key).where(*where).order_by(*key).with_for_update())
+
+
+Row = TypeVar("Row")
+
+
+def get_or_create(db: Session, model: type[Row], key: Any, **values: Any) -> Row:
+    """The row of ``model`` whose primary key is ``key``, made from ``values`` (the key included) when
+    there is none. A learner's first save sent twice at once (a double click, a retrying client) made
+    two inserts of one key and the second answered 500: its insert now fails inside a savepoint, and it
+    reads the row the first one made."""
+    row = db.get(model, key)
+    if row is not None:
+        return row
+    try:
+        with db.begin_nested():
+            row = model(**values)
+            db.add(row)
+        return row
+    except IntegrityError:
+        row = db.get(model, key, populate_existing=True)
+        if row is None:  # the other insert was rolled back: ours failed for another reason
+            raise
+        return row
 
 
 def make_engine(url: str) -> Engine:

@@ -37,6 +37,17 @@ Day = Annotated[dt.date, Field(ge=FIRST_DAY, le=LAST_DAY, description="a day, YY
                                json_schema_extra={"pattern": r"^(19[7-9][0-9]|2[0-9]{3})-[0-9]{2}-[0-9]{2}$"})]
 
 
+def row_id(text: object) -> int | None:
+    """A row id typed as text (a form field, a query, an LMS's claim): ASCII digits naming an id a row
+    can have, else None. ``str.isdigit`` alone also takes "²", which ``int`` refuses (a 500), and "٣" or
+    "３", which it reads as 3: another id than the one the page offered."""
+    value = str(text or "").strip()
+    if not (value.isascii() and value.isdigit()) or len(value) > len(str(MAX_ROW_ID)):
+        return None
+    number = int(value)
+    return number if number <= MAX_ROW_ID else None
+
+
 def _blank_is_none(value: object) -> object:
     return None if value == "" else value
 

@@ -15,7 +15,7 @@ from app.accounts.models import User
 from app.core import vocabulary as vocab
 from app.core.answers import checked
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
-from app.core.ids import OptionalDayQuery, RowId
+from app.core.ids import OptionalDayQuery, RowId, row_id
 from app.core.jsonbody import JsonBodyError, loads_strict
 from app.core.languages import api_lang
 from app.core.openapi import CSVResponse
@@ -94,7 +94,7 @@ async def stuck_csv(request: Request, auth: ReviewerDep, min: str = Query("", ma
         with services(request).session_factory() as db:
             return stuck.report(db, min_failures=stuck.parse_min(request.query_params.get("min")),
                                 exercise=(request.query_params.get("exercise") or "")[:64],
-                                class_id=listing.parse_class(request.query_params.get("class")))
+                                class_id=row_id(request.query_params.get("class")))
 
     lang = api_lang(request)
     body = stuck.to_csv(await run_in_threadpool(load), lang, exercise_titles(request, lang))

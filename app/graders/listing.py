@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.classes.models import ClassMember
 from app.core import vocabulary
-from app.core.ids import FIRST_DAY, LAST_DAY
+from app.core.ids import FIRST_DAY, LAST_DAY, row_id
 from app.graders.reviews import review_json
 from app.submissions.models import Submission
 from app.submissions.reviews import effective_verdict, reviews_for
@@ -52,7 +52,7 @@ class Filters:
         return cls(exercise=(params.get("exercise") or "").strip()[:64],
                    learner=(params.get("learner") or "").strip()[:32],
                    verdict=(params.get("verdict") or "").strip().upper()[:16],
-                   date_from=day("from"), date_to=day("to"), class_id=parse_class(params.get("class")))
+                   date_from=day("from"), date_to=day("to"), class_id=row_id(params.get("class")))
 
     def query(self) -> dict[str, str]:
         out = {"exercise": self.exercise, "learner": self.learner, "verdict": self.verdict,
@@ -60,12 +60,6 @@ class Filters:
                "to": self.date_to.isoformat() if self.date_to else "",
                "class": str(self.class_id) if self.class_id is not None else ""}
         return {k: v for k, v in out.items() if v}
-
-
-def parse_class(value: Any) -> int | None:
-    """A class id from a query (anything else, or an id no row can have, means no class filter)."""
-    text = str(value or "").strip()
-    return int(text) if text.isdigit() and len(text) < 19 else None
 
 
 def class_learners(class_id: int) -> Select[int]:

@@ -18,7 +18,7 @@ from app.accounts.views import account_context, render
 from app.classes.models import CourseClass
 from app.core import vocabulary as vocab
 from app.core.bodies import FORM_TEXT_BODY_LIMIT, make_router
-from app.core.ids import RowId
+from app.core.ids import RowId, row_id
 from app.core.services import services
 from app.graders import listing, reviews
 from app.graders.api import act, exercise_titles, listing_query
@@ -69,7 +69,7 @@ def stuck_page(lang: str, request: Request, auth: ReviewerDep) -> HTMLResponse:
     from app.graders import stuck
 
     min_failures = stuck.parse_min(request.query_params.get("min"))
-    class_id = listing.parse_class(request.query_params.get("class"))
+    class_id = row_id(request.query_params.get("class"))
     with services(request).session_factory() as db:
         reports = stuck.report(db, min_failures=min_failures, class_id=class_id)
     context = account_context(request, lang, "/graders/stuck", auth)

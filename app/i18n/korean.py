@@ -22,6 +22,10 @@ _PARTICLES = {"을/를": ("을", "를"), "이/가": ("이", "가"), "은/는": (
               "(으)로": ("으로", "로"), "(이)라는": ("이라는", "라는"), "이에요/예요": ("이에요", "예요")}
 _PATTERN = re.compile("|".join(re.escape(p) for p in _PARTICLES))
 _CLOSERS = "”’\"')]}»》」』"
+# How much of the text before a particle is read: its last word or number. The end-anchored searches
+# below take time growing with the square of what they are given, and a value inside a message (a
+# learner's directive name, say) may be 64 KiB long.
+_TAIL = 64
 # Final consonant (jongseong index) of the Korean reading of each digit: 영 일 이 삼 사 오 육 칠 팔 구
 _DIGIT_FINAL = {"0": 21, "1": RIEUL, "2": 0, "3": 16, "4": 0, "5": 0, "6": 1, "7": RIEUL, "8": RIEUL, "9": 0}
 # ...and of the place words that end a round number: 십 백 천 / 만 억 조 경
@@ -59,7 +63,7 @@ def _latin_final(word: str) -> int:
 
 def final_consonant(text: str) -> int | None:
     """Jongseong index (0 = none) of how ``text`` ends when read aloud, or None when it cannot say."""
-    text = text.rstrip().rstrip(_CLOSERS).rstrip()
+    text = text.rstrip().rstrip(_CLOSERS).rstrip()[-_TAIL:]
     if not text:
         return None
     last = text[-1]
@@ -90,7 +94,8 @@ def fix_particles(text: str) -> str:
     out, last = [], 0
     for match in _PATTERN.finditer(text):
         out.append(text[last:match.start()])
-        out.append(choose("".join(out), match.group(0)))
+        # the text before, not yet settled: a slash form ends in the same sound as either of its forms
+        out.append(choose(text[max(0, match.start() - 4 * _TAIL):match.start()], match.group(0)))
         last = match.end()
     out.append(text[last:])
     return "".join(out)

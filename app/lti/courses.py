@@ -18,6 +18,7 @@ from app.classes import roster
 from app.classes.messages import ClassesError
 from app.classes.models import CourseClass
 from app.core.clock import utcnow
+from app.core.ids import row_id
 from app.lti.claims import Launch
 from app.lti.models import LtiContext, LtiMember
 
@@ -73,9 +74,10 @@ def context_of_class(db: Session, row: CourseClass) -> LtiContext | None:
     if not name.startswith("lti:"):
         return None
     platform, _, context_id = name.removeprefix("lti:").partition(":")
-    if not platform.isdigit():
+    platform_id = row_id(platform)
+    if platform_id is None:
         return None
-    query = select(LtiContext).where(LtiContext.platform_id == int(platform))
+    query = select(LtiContext).where(LtiContext.platform_id == platform_id)
     if not context_id.startswith("sha256:"):  # the plain form names the context; the hashed one must be matched
         query = query.where(LtiContext.context_id == context_id)
     return next((c for c in db.scalars(query) if external_id(c.platform_id, c.context_id) == name), None)

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.classes import roster
 from app.classes.models import Assignment, AssignmentItem
+from app.core.ids import row_id
 from app.lessons.catalog import Snapshot
 from app.lti import courses
 from app.lti.claims import parse_resource
@@ -44,9 +45,8 @@ class Course:
     def first_item(self, assignment_id: str) -> tuple[str, str] | None:
         """The assignment's first lesson or exercise, when the assignment belongs to this course's class
         (a link can never open another class's assignment)."""
-        if not assignment_id.isdigit() or len(assignment_id) > 18:
-            return None
-        row = self.db.get(Assignment, int(assignment_id))
+        number = row_id(assignment_id)
+        row = self.db.get(Assignment, number) if number is not None else None
         if row is None or row.class_id != self.class_id():
             return None
         item = self.db.scalar(select(AssignmentItem).where(AssignmentItem.assignment_id == row.id)

@@ -2,11 +2,11 @@
 (mark one read, mark all read, the on-reply/off setting), and the same actions as JSON."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import Form, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
 from app.accounts.deps import AuthDep, OptionalAuthDep, SessionDep, WriterDep
@@ -27,7 +27,8 @@ router = make_router()
 
 
 class Setting(BaseModel):
-    mode: str = "reply"
+    # an unknown mode is refused, naming the field, rather than quietly stored as "reply"
+    mode: Literal["reply", "off"] = Field(default="reply", description="reply: tell me of replies and followed threads; off: nothing")
 
 
 def _open_reports(db: Session, user: User) -> int | None:

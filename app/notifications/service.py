@@ -24,7 +24,7 @@ from app.classes.models import BoardStrike
 from app.comments import service as comments
 from app.comments.models import Comment, CommentFollow, CommentThread
 from app.core.clock import utcnow
-from app.core.db import rows_changed
+from app.core.db import get_or_create, rows_changed
 from app.notifications.models import Notification, NotificationPreference
 from app.progress.once import insert_once
 
@@ -41,11 +41,7 @@ def mode_for(db: Session, user_id: int) -> str:
 def set_mode(db: Session, user: User, mode: str) -> str:
     if mode not in MODES:
         mode = "reply"
-    row = db.get(NotificationPreference, user.id)
-    if row is None:
-        db.add(NotificationPreference(user_id=user.id, mode=mode))
-    else:
-        row.mode = mode
+    get_or_create(db, NotificationPreference, user.id, user_id=user.id, mode=mode).mode = mode
     return mode
 
 

@@ -112,6 +112,8 @@ def create_token(lang: str, request: Request, auth: AuthDep, db: SessionDep, nam
     name = name.strip()
     if not 1 <= len(name) <= 64:
         return _profile(request, lang, auth, db, error="token_name", status=400)
+    if not authn.may_add_api_token(db, auth.user):
+        return _profile(request, lang, auth, db, error="too_many_tokens", status=409)
     token, _ = authn.create_api_token(db, auth.user, name)
     db.commit()
     return _profile(request, lang, auth, db, new_token=token)  # shown once, in this response only

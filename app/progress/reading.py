@@ -62,7 +62,10 @@ def clamp_time(at: dt.datetime | None) -> dt.datetime:
     if at is None:
         return now
     if at.tzinfo is not None:
-        at = at.astimezone(dt.UTC).replace(tzinfo=None)
+        try:
+            at = at.astimezone(dt.UTC).replace(tzinfo=None)
+        except OverflowError:  # within a day of year 1 or 9999: out of the plausible range either way
+            at = at.replace(tzinfo=None)
     return min(max(at, EARLIEST_PLAUSIBLE), now)
 
 

@@ -281,11 +281,12 @@ def _check_directives(clean: str, lines: list[int]) -> None:
             raise SourceRejected(codes.SOURCE_DIRECTIVE_FORBIDDEN, {"line": line, "directive": rest.split()[0][:32]})
         name = word.group(0)
         if name not in ALLOWED_DIRECTIVES:
-            raise SourceRejected(codes.SOURCE_DIRECTIVE_FORBIDDEN, {"line": line, "directive": name})
+            # a name is as long as the line: the message shows its first 32 characters
+            raise SourceRejected(codes.SOURCE_DIRECTIVE_FORBIDDEN, {"line": line, "directive": name[:32]})
         if name == "pragma":
             after = rest[word.end():].strip()
             pw = re.match(r"[A-Za-z_][A-Za-z0-9_]*", after)
             pname = pw.group(0) if pw else after[:32]
             if pname not in ALLOWED_PRAGMAS:
                 raise SourceRejected(codes.SOURCE_PRAGMA_FORBIDDEN,
-                                     {"line": line, "pragma": pname, "allowed": sorted(ALLOWED_PRAGMAS)})
+                                     {"line": line, "pragma": pname[:32], "allowed": sorted(ALLOWED_PRAGMAS)})

@@ -5,30 +5,23 @@ from __future__ import annotations
 
 import threading
 
-import pytest
 from sqlalchemy import func, select, update
 
 from app.accounts.models import User
-from app.bench.submissions_server import Server, add_users
+from app.bench.submissions_server import add_users
 from app.core.db import make_engine
 from tests.hardening.live import form_csrf, signed_in
 
 ROUNDS = 6
 
 
-@pytest.fixture
-def server(tmp_path, db_url):
-    srv = Server(tmp_path / "srv", workers=2, database_url=db_url, dispatcher_enabled="false").start()
-    yield srv
-    srv.stop()
 
-
-def test_two_admins_demoting_each_other_leave_one(server):
-    add_users(server.db_url, ["ada", "bob"], role="admin")
-    engine = make_engine(server.db_url)
+def test_two_admins_demoting_each_other_leave_one(two_workers):
+    add_users(two_workers.db_url, ["ada", "bob"], role="admin")
+    engine = make_engine(two_workers.db_url)
     with engine.connect() as conn:
         ids = dict(conn.execute(select(User.username, User.id)).all())
-    clients = {name: signed_in(server.url, name) for name in ("ada", "bob")}
+    clients = {name: signed_in(two_workers.url, name) for name in ("ada", "bob")}
     try:
         for _ in range(ROUNDS):
             with engine.begin() as conn:
