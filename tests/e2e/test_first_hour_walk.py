@@ -1,0 +1,140 @@
+"""What a learner, an instructor and an administrator trip over in their first hour, on a 390 px phone in
+Chromium, in Korean and English: a field the browser refuses to send is explained in the page's language
+(not the browser's), every control of the pages they pass through is at least 24 px each way, and a
+class's completion levels are named in words, never by a spec's tier id."""
+from __future__ import annotations
+
+import datetime as dt
+
+import httpx
+import pytest
+
+from tests.e2e.test_classes import create_class
+from tests.e2e.test_phone_every_page import SMALL_OR_UNREACHABLE
+from tests.panel.support import LiveServer, add_user, insert_graded, passed_result, sign_in
+
+pytestmark = pytest.mark.e2e
+# an iPhone 12-15's screen; the browser's own language stays English, as on a shared lab machine
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True,
+         "locale": "en-US"}
+GEMM = "naive-vs-tiled-gemm"
+REFUSED = {
+    "ko": {"short": "3자 이상 입력해 주세요(지금 1자예요).", "empty": "이 칸을 채워 주세요."},
+    "en": {"short": "Please use at least 3 characters (you have 1).", "empty": "Please fill in this field."},
+}
+LEVELS = {
+    "ko": {"option": "속도 단계: Naive 기준 커널보다 1.05배 빠름",
+           "tiers": ["통과", "Naive 기준 커널보다 1.05배 빠름", "Tiled 기준 커널보다 1.05배 빠름",
+                     "라이브러리 기준선 속도의 50% 이상"]},
+    "en": {"option": "Speed tier: 1.05× faster than Naive reference",
+           "tiers": ["Passed", "1.05× faster than Naive reference", "1.05× faster than Tiled reference",
+                     "at least 50% of the speed of Library baseline"]},
+}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    server = LiveServer(tmp_path_factory.mktemp("first-hour-walk"))
+    tokens = {name: add_user(server.app, name, role) for name, role in
+              (("walker", "learner"), ("neighbour", "learner"), ("teacher", "instructor"), ("boss", "admin"))}
+    server.sub = insert_graded(server.app, "walker", passed_result())
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        for who in ("walker", "neighbour"):  # the walker's own comment and someone else's
+            r = http.post(f"/api/lessons/{GEMM}/comments", headers={"Authorization": f"Bearer {tokens[who]}"},
+                          json={"body": f"A note from {who}.", "lang": "en"})
+            assert r.status_code == 201, r.text
+    yield server
+    server.stop()
+
+
+def _phone(browser):
+    context = browser.new_context(**PHONE)
+    return context, context.new_page()
+
+
+def _message(page, selector: str) -> str:
+    return page.evaluate("s => document.querySelector(s).validationMessage", selector)
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_a_refused_field_is_explained_in_the_pages_language(browser, live, lang):
+    context, page = _phone(browser)
+    try:
+        page.goto(f"{live.url}/{lang}/signup")
+        page.fill("input[name=username]", "x")
+        page.locator("form button[type=submit]").click()
+        assert page.url == f"{live.url}/{lang}/signup"  # nothing was sent
+        assert _message(page, "input[name=username]") == REFUSED[lang]["short"]
+        page.fill("input[name=username]", "xyz")  # typing clears it: the browser checks the new value
+        assert _message(page, "input[name=username]") == ""
+        page.locator("form button[type=submit]").click()
+        assert _message(page, "input[name=password]") == REFUSED[lang]["empty"]
+
+        sign_in(page, live.url, "walker", lang)
+        page.goto(f"{live.url}/{lang}/lessons/matrix-layout-coalescing")
+        page.locator("[data-comments]").scroll_into_view_if_needed()
+        page.wait_for_selector("[data-comments][data-loaded]")
+        page.locator("[data-comment-form] button[type=submit]").click()
+        assert _message(page, "#comment-body") == REFUSED[lang]["empty"]
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_every_control_on_the_first_hour_pages_is_big_enough(browser, live, lang):
+    problems: dict[str, list[str]] = {}
+    context, page = _phone(browser)
+    try:
+        sign_in(page, live.url, "walker", lang)
+        page.goto(f"{live.url}/{lang}/profile")  # the list of lessons: links alone in their cells
+        problems["profile"] = page.evaluate(SMALL_OR_UNREACHABLE)
+        page.goto(f"{live.url}/{lang}/lessons/{GEMM}")  # comment actions (Reply, Edit, Delete, Report)
+        page.locator("[data-comments]").scroll_into_view_if_needed()  # they load when they come near the screen
+        page.wait_for_selector("[data-comments][data-loaded] [data-action=report]")
+        page.locator("[data-panel]").scroll_into_view_if_needed()
+        page.wait_for_selector("[data-panel][data-ready]")
+        page.locator("[data-history-box] summary").click()  # the history's "compare" checkboxes
+        page.wait_for_selector(f"[data-history-row='{live.sub}']")
+        problems["lesson"] = page.evaluate(SMALL_OR_UNREACHABLE)
+        page.goto(f"{live.url}/{lang}/lessons/{GEMM}/comments")  # "← lesson" above the thread (drawn by the server)
+        problems["comments page"] = page.evaluate(SMALL_OR_UNREACHABLE)
+    finally:
+        context.close()
+    context, page = _phone(browser)
+    try:
+        sign_in(page, live.url, "boss", lang)
+        page.goto(f"{live.url}/{lang}/admin/users")  # the role menus
+        problems["admin users"] = page.evaluate(SMALL_OR_UNREACHABLE)
+        page.goto(f"{live.url}/{lang}/graders")  # "#12" links to each submission
+        problems["graders"] = page.evaluate(SMALL_OR_UNREACHABLE)
+    finally:
+        context.close()
+    assert {where: found for where, found in problems.items() if found} == {}
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_completion_levels_are_named_in_words(browser, live, lang):
+    context, page = _phone(browser)
+    try:
+        sign_in(page, live.url, "teacher", lang)
+        page.goto(f"{live.url}/{lang}/classes")
+        create_class(page, f"Levels {lang}")
+        new = page.locator("[data-new-assignment]")
+        tier = new.locator("select[name=complete_tier] option[value=beat_naive]")
+        assert tier.inner_text().strip() == LEVELS[lang]["option"]
+        due = dt.datetime.now(dt.timezone(dt.timedelta(hours=9))) + dt.timedelta(days=2)
+        new.locator("input[name=title]").fill("Week 1")
+        new.locator("input[name=opens_at]").fill((due - dt.timedelta(days=7)).strftime("%Y-%m-%dT09:00"))
+        new.locator("input[name=due_at]").fill(due.strftime("%Y-%m-%dT23:59"))
+        new.locator("input[name=exercises][value=gemm]").check()
+        new.locator("select[name=complete_tier]").select_option("beat_naive")
+        new.locator("button[type=submit]").click()
+        page.wait_for_selector("[data-assignment]")
+        assignment = page.locator("[data-assignment]").inner_text()
+        assert LEVELS[lang]["tiers"][1] in assignment and "beat_naive" not in assignment
+        page.goto(live.url + page.locator("[data-insight-link]").first.get_attribute("href"))
+        levels = page.locator("[data-insight-exercise=gemm] [data-tier]").all_inner_texts()
+        assert [text.rsplit(":", 1)[0] for text in levels] == LEVELS[lang]["tiers"]
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    finally:
+        context.close()
