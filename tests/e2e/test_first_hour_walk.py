@@ -138,3 +138,25 @@ def test_completion_levels_are_named_in_words(browser, live, lang):
         assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
     finally:
         context.close()
+
+
+MENU_ROWS = """() => [...document.querySelectorAll('#site-menu a, #site-menu button')].map(el => {
+  const s = getComputedStyle(el), r = el.getBoundingClientRect();
+  return {text: el.textContent.trim(), width: Math.round(r.width), color: s.color, line: s.textDecorationLine};
+})"""
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_the_phone_menu_is_one_list(browser, live, lang):
+    """Opened on a phone, the menu's rows (Course, GEMM ladder, Classes, the account, Sign out) are alike:
+    each as wide as the menu, none underlined like a link in a sentence."""
+    context, page = _phone(browser)
+    try:
+        sign_in(page, live.url, "boss", lang)
+        page.locator("[data-nav-toggle]").click()
+        rows = page.evaluate(MENU_ROWS)
+        assert [row["text"] for row in rows][-1] == {"ko": "로그아웃", "en": "Sign out"}[lang]
+        assert len({row["width"] for row in rows}) == 1 and rows[0]["width"] > 300
+        assert len({row["color"] for row in rows}) == 1 and {row["line"] for row in rows} == {"none"}
+    finally:
+        context.close()
