@@ -132,10 +132,23 @@ def test_completion_levels_are_named_in_words(browser, live, lang):
         page.wait_for_selector("[data-assignment]")
         assignment = page.locator("[data-assignment]").inner_text()
         assert LEVELS[lang]["tiers"][1] in assignment and "beat_naive" not in assignment
+        invite = page.locator("[data-invite-link]").inner_text()
         page.goto(live.url + page.locator("[data-insight-link]").first.get_attribute("href"))
         levels = page.locator("[data-insight-exercise=gemm] [data-tier]").all_inner_texts()
         assert [text.rsplit(":", 1)[0] for text in levels] == LEVELS[lang]["tiers"]
         assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    finally:
+        context.close()
+    context, page = _phone(browser)  # a learner joins: the course page says what the score counts
+    try:
+        sign_in(page, live.url, "neighbour", lang)
+        page.goto(invite)
+        page.locator("[data-join]").tap()
+        page.wait_for_selector("[data-done]")
+        page.goto(f"{live.url}/{lang}/")
+        scores = page.locator("[data-my-assignments]:not([hidden]) [data-score]")  # one per class joined so far
+        scores.first.wait_for()
+        assert set(scores.all_inner_texts()) == {{"ko": "완료: 1개 중 0개", "en": "Done: 0 of 1"}[lang]}
     finally:
         context.close()
 
