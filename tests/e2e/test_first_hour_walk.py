@@ -105,6 +105,9 @@ def test_every_control_on_the_first_hour_pages_is_big_enough(browser, live, lang
         sign_in(page, live.url, "boss", lang)
         page.goto(f"{live.url}/{lang}/admin/users")  # the role menus
         problems["admin users"] = page.evaluate(SMALL_OR_UNREACHABLE)
+        page.locator("[data-reset-for=walker]").click()  # the one-time link the admin copies and hands over
+        page.wait_for_selector("[data-reset-link]")
+        problems["reset link"] = page.evaluate(SMALL_OR_UNREACHABLE)
         page.goto(f"{live.url}/{lang}/graders")  # "#12" links to each submission
         problems["graders"] = page.evaluate(SMALL_OR_UNREACHABLE)
     finally:
