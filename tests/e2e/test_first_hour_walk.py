@@ -36,7 +36,8 @@ LEVELS = {
 def live(tmp_path_factory):
     server = LiveServer(tmp_path_factory.mktemp("first-hour-walk"))
     tokens = {name: add_user(server.app, name, role) for name, role in
-              (("walker", "learner"), ("neighbour", "learner"), ("teacher", "instructor"), ("boss", "admin"))}
+              (("walker", "learner"), ("neighbour", "learner"), ("teacher", "instructor"), ("boss", "admin"),
+               ("reader_ko", "learner"), ("reader_en", "learner"))}
     server.sub = insert_graded(server.app, "walker", passed_result())
     with httpx.Client(base_url=server.url, timeout=30) as http:
         for who in ("walker", "neighbour"):  # the walker's own comment and someone else's
@@ -174,5 +175,28 @@ def test_the_phone_menu_is_one_list(browser, live, lang):
         assert [row["text"] for row in rows][-1] == {"ko": "로그아웃", "en": "Sign out"}[lang]
         assert len({row["width"] for row in rows}) == 1 and rows[0]["width"] > 300
         assert len({row["color"] for row in rows}) == 1 and {row["line"] for row in rows} == {"none"}
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_an_achievement_card_can_be_tapped_away(browser, live, lang):
+    """The card of a first achievement lies over the bottom of a phone's screen (the comment box): its
+    close button, named in the page's language and big enough for a finger, takes it away at once."""
+    context, page = _phone(browser)
+    try:
+        sign_in(page, live.url, f"reader_{lang}", lang)
+        page.goto(f"{live.url}/{lang}/lessons/transpose-bank-conflicts")
+        button = page.locator("[data-mark-complete]")
+        button.scroll_into_view_if_needed()
+        button.tap()
+        card = page.locator("[data-announce] .announce__item")
+        card.wait_for()
+        close = card.locator("button")
+        assert close.get_attribute("aria-label") == {"ko": "닫기", "en": "Close"}[lang]
+        box = close.bounding_box()
+        assert box["width"] >= 24 and box["height"] >= 24
+        close.tap()
+        assert card.count() == 0
     finally:
         context.close()
