@@ -126,6 +126,9 @@ def test_completion_levels_are_named_in_words(browser, live, lang):
         new = page.locator("[data-new-assignment]")
         tier = new.locator("select[name=complete_tier] option[value=beat_naive]")
         assert tier.inner_text().strip() == LEVELS[lang]["option"]
+        # the longest level in words must not widen the form past the screen (the page itself does not scroll:
+        # the fields were cut off at its edge)
+        assert page.evaluate(SMALL_OR_UNREACHABLE) == []
         due = dt.datetime.now(dt.timezone(dt.timedelta(hours=9))) + dt.timedelta(days=2)
         new.locator("input[name=title]").fill("Week 1")
         new.locator("input[name=opens_at]").fill((due - dt.timedelta(days=7)).strftime("%Y-%m-%dT09:00"))
