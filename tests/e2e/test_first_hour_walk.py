@@ -5,6 +5,7 @@ class's completion levels are named in words, never by a spec's tier id."""
 from __future__ import annotations
 
 import datetime as dt
+from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -48,9 +49,14 @@ def live(tmp_path_factory):
     server.stop()
 
 
+@contextmanager
 def _phone(browser):
+    """A page in a fresh phone context, closed afterwards."""
     context = browser.new_context(**PHONE)
-    return context, context.new_page()
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 def _message(page, selector: str) -> str:
@@ -59,8 +65,7 @@ def _message(page, selector: str) -> str:
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
 def test_a_refused_field_is_explained_in_the_pages_language(browser, live, lang):
-    context, page = _phone(browser)
-    try:
+    with _phone(browser) as page:
         page.goto(f"{live.url}/{lang}/signup")
         page.fill("input[name=username]", "x")
         page.locator("form button[type=submit]").click()
@@ -77,15 +82,12 @@ def test_a_refused_field_is_explained_in_the_pages_language(browser, live, lang)
         page.wait_for_selector("[data-comments][data-loaded]")
         page.locator("[data-comment-form] button[type=submit]").click()
         assert _message(page, "#comment-body") == REFUSED[lang]["empty"]
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
 def test_every_control_on_the_first_hour_pages_is_big_enough(browser, live, lang):
     problems: dict[str, list[str]] = {}
-    context, page = _phone(browser)
-    try:
+    with _phone(browser) as page:
         sign_in(page, live.url, "walker", lang)
         page.goto(f"{live.url}/{lang}/profile")  # the list of lessons: links alone in their cells
         problems["profile"] = page.evaluate(SMALL_OR_UNREACHABLE)
@@ -99,10 +101,7 @@ def test_every_control_on_the_first_hour_pages_is_big_enough(browser, live, lang
         problems["lesson"] = page.evaluate(SMALL_OR_UNREACHABLE)
         page.goto(f"{live.url}/{lang}/lessons/{GEMM}/comments")  # "← lesson" above the thread (drawn by the server)
         problems["comments page"] = page.evaluate(SMALL_OR_UNREACHABLE)
-    finally:
-        context.close()
-    context, page = _phone(browser)
-    try:
+    with _phone(browser) as page:
         sign_in(page, live.url, "boss", lang)
         page.goto(f"{live.url}/{lang}/admin/users")  # the role menus
         problems["admin users"] = page.evaluate(SMALL_OR_UNREACHABLE)
@@ -111,15 +110,12 @@ def test_every_control_on_the_first_hour_pages_is_big_enough(browser, live, lang
         problems["reset link"] = page.evaluate(SMALL_OR_UNREACHABLE)
         page.goto(f"{live.url}/{lang}/graders")  # "#12" links to each submission
         problems["graders"] = page.evaluate(SMALL_OR_UNREACHABLE)
-    finally:
-        context.close()
     assert {where: found for where, found in problems.items() if found} == {}
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
 def test_completion_levels_are_named_in_words(browser, live, lang):
-    context, page = _phone(browser)
-    try:
+    with _phone(browser) as page:
         sign_in(page, live.url, "teacher", lang)
         page.goto(f"{live.url}/{lang}/classes")
         create_class(page, f"Levels {lang}")
@@ -144,10 +140,7 @@ def test_completion_levels_are_named_in_words(browser, live, lang):
         levels = page.locator("[data-insight-exercise=gemm] [data-tier]").all_inner_texts()
         assert [text.rsplit(":", 1)[0] for text in levels] == LEVELS[lang]["tiers"]
         assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
-    finally:
-        context.close()
-    context, page = _phone(browser)  # a learner joins: the course page says what the score counts
-    try:
+    with _phone(browser) as page:  # a learner joins: the course page says what the score counts
         sign_in(page, live.url, "neighbour", lang)
         page.goto(invite)
         page.locator("[data-join]").tap()
@@ -156,8 +149,6 @@ def test_completion_levels_are_named_in_words(browser, live, lang):
         scores = page.locator("[data-my-assignments]:not([hidden]) [data-score]")  # one per class joined so far
         scores.first.wait_for()
         assert set(scores.all_inner_texts()) == {{"ko": "완료: 1개 중 0개", "en": "Done: 0 of 1"}[lang]}
-    finally:
-        context.close()
 
 
 MENU_ROWS = """() => [...document.querySelectorAll('#site-menu a, #site-menu button')].map(el => {
@@ -170,24 +161,20 @@ MENU_ROWS = """() => [...document.querySelectorAll('#site-menu a, #site-menu but
 def test_the_phone_menu_is_one_list(browser, live, lang):
     """Opened on a phone, the menu's rows (Course, GEMM ladder, Classes, the account, Sign out) are alike:
     each as wide as the menu, none underlined like a link in a sentence."""
-    context, page = _phone(browser)
-    try:
+    with _phone(browser) as page:
         sign_in(page, live.url, "boss", lang)
         page.locator("[data-nav-toggle]").click()
         rows = page.evaluate(MENU_ROWS)
         assert [row["text"] for row in rows][-1] == {"ko": "로그아웃", "en": "Sign out"}[lang]
         assert len({row["width"] for row in rows}) == 1 and rows[0]["width"] > 300
         assert len({row["color"] for row in rows}) == 1 and {row["line"] for row in rows} == {"none"}
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("lang", ["ko", "en"])
 def test_an_achievement_card_can_be_tapped_away(browser, live, lang):
     """The card of a first achievement lies over the bottom of a phone's screen (the comment box): its
     close button, named in the page's language and big enough for a finger, takes it away at once."""
-    context, page = _phone(browser)
-    try:
+    with _phone(browser) as page:
         sign_in(page, live.url, f"reader_{lang}", lang)
         page.goto(f"{live.url}/{lang}/lessons/transpose-bank-conflicts")
         button = page.locator("[data-mark-complete]")
@@ -201,5 +188,3 @@ def test_an_achievement_card_can_be_tapped_away(browser, live, lang):
         assert box["width"] >= 24 and box["height"] >= 24
         close.tap()
         assert card.count() == 0
-    finally:
-        context.close()
