@@ -188,3 +188,14 @@ def test_an_achievement_card_can_be_tapped_away(browser, live, lang):
         assert box["width"] >= 24 and box["height"] >= 24
         close.tap()
         assert card.count() == 0
+
+
+@pytest.mark.parametrize("path", ["/ko/", "/ko/lessons/matrix-layout-coalescing"])
+def test_the_english_tags_on_a_korean_page_are_marked_english(browser, live, path):
+    """A lesson's tags are its English keywords; on a Korean page they carry lang="en" (a screen reader then
+    reads "row-major" in English, not in Korean sounds), and the page still fits the phone."""
+    with _phone(browser) as page:
+        page.goto(live.url + path)
+        langs = page.evaluate("[...document.querySelectorAll('.tag')].map(t => t.closest('[lang]').lang)")
+        assert "matrices" in page.locator(".tag").all_inner_texts() and set(langs) == {"en"}
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
