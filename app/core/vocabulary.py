@@ -219,8 +219,9 @@ def tier_label(against: str, speedup: float, lang: str) -> str:
     _t = gettext_for(lang)
     kernel = label(KERNEL, against, lang)
     if speedup < 1:
-        return _t("at least %(pct)s%% of the speed of %(kernel)s") % {"pct": round(speedup * 100), "kernel": kernel}
-    return _t("%(x)s× faster than %(kernel)s") % {"x": f"{speedup:g}", "kernel": kernel}
+        return _t(_("at least %(pct)s%% of the speed of %(kernel)s")) % {"pct": round(speedup * 100), "kernel": kernel}
+    # _() marks the msgid for extraction (a bare _t call is not extracted, and the Korean page said it in English)
+    return _t(_("%(x)s× faster than %(kernel)s")) % {"x": f"{speedup:g}", "kernel": kernel}
 
 
 def openapi_description(kind: str, intro: str = "") -> str:

@@ -53,7 +53,9 @@
       due.appendChild(document.createTextNode(" "));
       due.appendChild(node("span", "", { "class": "muted", "data-countdown": a.due.utc, "data-label-past": d.labelPast }));
       li.appendChild(due);
-      li.appendChild(node("p", m.score + "/" + m.out_of + (m.late ? " · " + d.labelLate : ""), { "data-score": m.score + "/" + m.out_of }));
+      // "Done: 0 of 1", as the class page says it; a bare "0/1" left the reader guessing what was counted
+      var score = d.labelScore.replace("%(score)s", m.score).replace("%(out_of)s", m.out_of);
+      li.appendChild(node("p", score + (m.late ? " · " + d.labelLate : ""), { "data-score": m.score + "/" + m.out_of }));
       if (m.left.length) {
         var left = node("ul", "", { "data-left": "" });
         m.left.forEach(function (item) {

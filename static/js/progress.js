@@ -47,9 +47,26 @@
       var title = document.createElement("strong"); title.textContent = region.dataset.label + ": " + a.name;
       var text = document.createElement("span"); text.textContent = a.description;
       item.appendChild(icon); item.appendChild(title); item.appendChild(text);
+      dismissible(region, item);  // before it enters the live region, so it is read once, whole
       region.appendChild(item);
-      setTimeout(function () { if (item.parentNode) item.parentNode.removeChild(item); }, 12000);
     });
+  }
+
+  // On a phone a card lies over the bottom of the screen (the comment box, the submit button): a tap on
+  // its close button takes it away at once, and it goes by itself after a while. The cards the server
+  // drew into the page (earned on the previous request) get the same button and timer.
+  function dismissible(region, item) {
+    function remove() { if (item.parentNode) item.parentNode.removeChild(item); }
+    var close = document.createElement("button");
+    close.type = "button"; close.className = "announce__close"; close.textContent = "×";
+    close.setAttribute("aria-label", region.dataset.labelClose || "");
+    close.addEventListener("click", remove);
+    item.insertBefore(close, item.firstChild);
+    setTimeout(remove, 12000);
+  }
+  function initAnnouncements() {
+    var region = document.querySelector("[data-announce]");
+    if (region) region.querySelectorAll(".announce__item").forEach(function (item) { dismissible(region, item); });
   }
 
   function paint() {
@@ -144,6 +161,7 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     initTimeZoneField();
+    initAnnouncements();
     var user = document.body.dataset.signedIn;
     if (user) {
       paint();

@@ -259,9 +259,55 @@
     });
   }
 
+  // --- Refused form fields, explained in the page's language -------------------------------
+  // The browser words "Please fill out this field." in the language of ITS menus, which is not the page's
+  // for a learner reading /ko in an English browser (a shared lab machine). A refused field gets the page's
+  // sentence instead (base.html, partials/validity.html); typing clears it, so the browser checks anew.
+  function validityMessage(box, el) {
+    var v = el.validity, type = (el.type || "").toLowerCase();
+    function say(name, values) {
+      var text = box.getAttribute("data-" + name) || "";
+      Object.keys(values || {}).forEach(function (k) { text = text.split("{" + k + "}").join(String(values[k])); });
+      return text;
+    }
+    if (v.valueMissing) return say(type === "checkbox" ? "tick" : type === "radio" || el.tagName === "SELECT" ? "choose" : "required");
+    if (v.tooShort) return say("too-short", {min: el.minLength, len: el.value.length});
+    if (v.tooLong) return say("too-long", {max: el.maxLength, len: el.value.length});
+    if (v.badInput) return say(type === "number" ? "number" : "date");
+    if (v.rangeUnderflow) return say("min", {min: el.min});
+    if (v.rangeOverflow) return say("max", {max: el.max});
+    if (v.stepMismatch) return say("step", {step: el.step || 1});
+    if (v.typeMismatch || v.patternMismatch) return el.title || say("format");
+    return "";
+  }
+  function initValidity() {
+    var box = document.querySelector("[data-validity-messages]");
+    if (!box) return;
+    // "invalid" does not bubble: listen in the capture phase, for fields that scripts add later too
+    document.addEventListener("invalid", function (e) {
+      var el = e.target;
+      if (!el.setCustomValidity) return;
+      if (el.validity.customError && !el.hasAttribute("data-validity-ours")) return;  // another script's own message
+      el.setCustomValidity("");
+      var text = validityMessage(box, el);
+      if (!text) return;
+      el.setCustomValidity(text);
+      el.setAttribute("data-validity-ours", "");
+    }, true);
+    function clear(e) {
+      var el = e.target;
+      if (el.hasAttribute && el.hasAttribute("data-validity-ours")) {
+        el.setCustomValidity("");
+        el.removeAttribute("data-validity-ours");
+      }
+    }
+    document.addEventListener("input", clear, true);
+    document.addEventListener("change", clear, true);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     var progress = readProgress();
-    initReplaceUrl(); initLanguageSwitch();
+    initReplaceUrl(); initLanguageSwitch(); initValidity();
     initTheme(); initMenu(); initCopy(); initScrollers(); initLazySources();
     // A signed-in reader's progress comes from the server (progress.js), not from this browser:
     // the course page's main button follows the lessons the strip says are completed.
