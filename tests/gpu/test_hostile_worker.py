@@ -16,43 +16,30 @@ from pathlib import Path
 
 import pytest
 
-from kernels.engine import load_exercise
 from kernels.engine.result import Verdict
+from tests.gpu.test_gpu_cpu_side import _run, fake_runner  # noqa: F401  (the fixture)
 
 HOSTILE = Path(__file__).with_name("hostile_worker.py")
 JOB_S = 2.0
 
 
-class FakeCompiled:
-    cubin = b"\0" * 16
-    kernel_name = "gemm"
-    arch = "sm_90"
-
-
 @pytest.fixture
-def hostile(monkeypatch, tmp_path):
+def hostile(fake_runner, monkeypatch, tmp_path):  # noqa: F811  (the imported fixture)
+    """test_gpu_cpu_side's runner (fake workers, no spares), its workers started from hostile_worker.py
+    and its job limit 2 s."""
     from kernels.engine.gpu import sandbox
-    from kernels.engine.gpu.runner import GpuRunner
-    from kernels.engine.gpu.worker_process import Limits
 
-    mode = {"value": "forged"}
+    runner, mode = fake_runner
     monkeypatch.setattr(sandbox, "worker_command",
                         lambda opts, fd, sandboxed: [sys.executable, str(HOSTILE), str(fd), mode["value"]])
-    monkeypatch.setattr(sandbox, "bwrap_binary", lambda: "/bin/true")
-    monkeypatch.setenv("MKC_GPU_LOCK", str(tmp_path / "gpu.lock"))
     monkeypatch.setenv("HOSTILE_LOG", str(tmp_path / "jobs.log"))
-    runner = GpuRunner(Limits(launch_s=0.5, job_s=JOB_S, start_s=20.0), keep_spare=False)
-    yield runner, mode
-    runner.shutdown()
+    runner.limits.job_s = JOB_S
+    return runner, mode
 
 
 def _grade(runner, mode, value):
-    from kernels.engine.gpu.runner import run_job
-    from kernels.engine.launch import validate_launch
-
     mode["value"] = value
-    ex = load_exercise("gemm")
-    return run_job(ex, FakeCompiled(), validate_launch(ex.launch_defaults.as_request(), ex), None, runner=runner)
+    return _run(runner)
 
 
 def _server_fault(result, stage):

@@ -11,26 +11,23 @@ from sqlalchemy import update
 from app.core.clock import utcnow
 from app.core.services import app_services
 from app.submissions.models import Submission
-from tests.conftest import make_settings
 from tests.submissions.test_pipeline import stepped_box
 
 from .conftest import gemm_source
 
 
 @pytest.mark.parametrize("used_ms,held_back", [(120_000, True), (119_999, False)], ids=["at", "under"])
-def test_the_compile_budget_holds_back_from_exactly_its_limit(tmp_path, make_client, api_for, db_url,
-                                                              used_ms, held_back):
-    client = make_client(make_settings(tmp_path, database_url=db_url, dispatcher_enabled=False,
-                                       submission_max_in_flight=3))
+def test_the_compile_budget_holds_back_from_exactly_its_limit(sub_settings, make_client, api_for, used_ms, held_back):
+    client = make_client(sub_settings(submission_max_in_flight=3))
     kim = api_for(client, "kim")
     spent = kim.submit(gemm_source("spent")).json()["id"]
     job = kim.submit(gemm_source("next")).json()["id"]
-    now = utcnow()
     factory = app_services(client.app).session_factory
-    with factory() as db:
-        db.execute(update(Submission).where(Submission.id == spent).values(
-            state="done", verdict="PASSED", compile_ms=used_ms, claimed_at=now - dt.timedelta(minutes=10),
-            finished_at=now - dt.timedelta(minutes=9), recorded=True))
+    ten_minutes_ago = utcnow() - dt.timedelta(minutes=10)
+    finished = {"state": "done", "verdict": "PASSED", "recorded": True, "finished_at": ten_minutes_ago}
+    with factory() as db:  # the hour's compile time so far: one compile of used_ms, ten minutes ago
+        db.execute(update(Submission).where(Submission.id == spent)
+                   .values(compile_ms=used_ms, claimed_at=ten_minutes_ago, **finished))
         db.commit()
     pipeline = stepped_box(factory, slots=1, budget=120)
     try:
