@@ -192,8 +192,13 @@ class Result:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
+        # ValueError for anything that is not a Result (callers turn it into "no usable result"):
+        # a worker's answer is read here too, and must not fail in any other way.
+        if not isinstance(data, dict):
+            raise ValueError(f"a result is a JSON object, not {type(data).__name__}")
         schema = data.get("schema", SCHEMA_VERSION)
-        if schema.split("/")[0] != "kernels-result" or schema.split("/")[-1] != SCHEMA_VERSION.split("/")[-1]:
+        if (not isinstance(schema, str) or schema.split("/")[0] != "kernels-result"
+                or schema.split("/")[-1] != SCHEMA_VERSION.split("/")[-1]):
             raise ValueError(f"unsupported result schema {schema!r} (expected {SCHEMA_VERSION!r})")
         return _from_dict(cls, data)
 

@@ -18,6 +18,10 @@ Events (the parent, worker_process.py, reads them):
                                                      Result follow (the parent primes the next worker)
   {"ev": "result", "result": {...}}                  ``Result.to_dict()``
 
+The parent treats what it cannot read as a broken worker: a line that is not a JSON object, a watch whose
+limit is not a number, or a result that is not a Result ends the job as UNAVAILABLE_WORKER_CRASHED
+(the server's fault, never the learner's) and the worker is killed.
+
 Standard library only.
 """
 

@@ -277,6 +277,8 @@ class GpuRunner:
                 return {"ev": "crashed", "returncode": w.proc.returncode, "phase": phase,
                         "started": started,
                         "stderr": bytes(w.stderr[-1500:]).decode(errors="replace")}
+            except ValueError as exc:
+                return _off_protocol(phase, exc)
             if ev is None:
                 limit = (self.limits.job_s if watch_deadline is None or job_deadline <= watch_deadline
                          else watch_limit)
@@ -284,7 +286,10 @@ class GpuRunner:
                 return {"ev": "timeout", "seconds": limit, "phase": phase, "what": watch_what}
             kind = ev.get("ev")
             if kind == "watch":
-                watch_limit = float(ev.get("limit", self.limits.launch_s))
+                try:
+                    watch_limit = float(ev.get("limit", self.limits.launch_s))
+                except (TypeError, ValueError) as exc:
+                    return _off_protocol(phase, exc)
                 watch_deadline = time.monotonic() + watch_limit
                 watch_what = ev.get("what")
             elif kind == "unwatch":
@@ -299,6 +304,13 @@ class GpuRunner:
                 self._after_timed()
             elif kind in ("result", "broken"):
                 return ev
+
+
+def _off_protocol(phase: str, exc: Exception) -> Event:
+    """A worker that writes something the protocol does not know is broken: the job ends as the
+    server's fault (UNAVAILABLE_WORKER_CRASHED at its phase), and the worker is killed."""
+    log.warning("GPU worker broke the protocol while %s: %s", phase, str(exc)[:300])
+    return {"ev": "broken", "stage": phase, "error": str(exc)[:300]}
 
 
 class HookRelay:

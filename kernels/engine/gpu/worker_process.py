@@ -97,7 +97,8 @@ class Worker:
                 self.stderr += chunk[:16384 - len(self.stderr)]
 
     def next_event(self, timeout: float) -> Event | None:
-        """The next protocol message, None on timeout; raises EOFError when the worker is gone."""
+        """The next protocol message, None on timeout; raises EOFError when the worker is gone and
+        ValueError when the line is not a JSON object."""
         deadline = time.monotonic() + max(0.0, timeout)
         if self._closed and b"\n" not in self._buf:
             raise EOFError  # its descriptor is closed (the number may belong to another file now)
@@ -109,7 +110,9 @@ class Worker:
                 raise EOFError
             self._buf += chunk
         line, self._buf = self._buf.split(b"\n", 1)
-        ev: Event = json.loads(line)  # the worker writes one JSON object per line
+        ev = json.loads(line)  # the worker writes one JSON object per line; ValueError if not JSON
+        if not isinstance(ev, dict):
+            raise ValueError(f"a protocol event is a JSON object, not {type(ev).__name__}")
         return ev
 
     def wait_ready(self, timeout: float) -> Event:
