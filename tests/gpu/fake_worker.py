@@ -40,8 +40,10 @@ def main():
     line = sys.stdin.readline()
     if line.strip() == "prime":  # the first launches, told once no job is being timed
         marker = os.environ.get("FAKE_PRIMED")
-        if marker:
-            open(marker, "a").write(f"{os.getpid()}\n")
+        if marker:  # whole or not at all: a reader polling for the file never sees it empty
+            with open(f"{marker}.{os.getpid()}", "w") as fh:
+                fh.write(f"{os.getpid()}\n")
+            os.replace(f"{marker}.{os.getpid()}", marker)
         line = sys.stdin.readline()
     if not line:
         return

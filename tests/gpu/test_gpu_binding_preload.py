@@ -140,15 +140,21 @@ def test_the_next_worker_launches_nothing_until_the_job_in_hand_has_timed_its_la
     seen = {}
 
     def steer():
-        spare = spare_when(runner, lambda s: s.alive() and s.warm_sent)
-        seen["before"] = spare is not None and not spare.prime_sent  # the job is "timing" now
-        Path(gate + ".1").touch()  # the job's last round: it says "timed"
-        seen["after"] = spare_when(runner, lambda s: s.prime_sent) is spare is not None
-        deadline = time.monotonic() + 30
-        while not primed.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        seen["primed"] = primed.exists() and int(primed.read_text().split()[0]) == spare.proc.pid
-        Path(gate + ".2").touch()
+        # The job waits for gate.2 until its 60 s limit: this thread opens it whatever it saw, so a
+        # failed look is an assertion below, not a job that ran into TIME_LIMIT.
+        try:
+            spare = spare_when(runner, lambda s: s.alive() and s.warm_sent)
+            seen["before"] = spare is not None and not spare.prime_sent  # the job is "timing" now
+            Path(gate + ".1").touch()  # the job's last round: it says "timed"
+            seen["after"] = spare_when(runner, lambda s: s.prime_sent, timeout=15.0) is spare is not None
+            deadline = time.monotonic() + 15
+            while not primed.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            seen["primed"] = (spare is not None and primed.exists()
+                              and int(primed.read_text().split()[0]) == spare.proc.pid)
+        finally:
+            Path(gate + ".1").touch()
+            Path(gate + ".2").touch()
 
     watcher = threading.Thread(target=steer)
     watcher.start()
