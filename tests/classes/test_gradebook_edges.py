@@ -118,3 +118,13 @@ def test_csv_quotes_every_formula_start(db, course, make_user, name):
     assert gradebook.to_csv(rows, views) == (
         f"username,email,'{name} [score],'{name} [out of],'{name} [late]\n"
         f"lee,'{name}@example.org,0,1,no\n")
+
+
+def test_the_latest_override_is_the_one_that_counts(db, course, lee, submit, override, make_user):
+    _assign(db, course)
+    han = make_user("han", "grader")
+    sub = submit(lee, "gemm", "PASSED", dt.datetime(2026, 12, 1))
+    override(sub, "WRONG_ANSWER", han)
+    override(sub, "PASSED", han)  # the grader looked again
+    cell = _cell(db, course)
+    assert (cell.score, cell.exercises[0].verdict, cell.exercises[0].best_on_time) == (1, "PASSED", "passed")
