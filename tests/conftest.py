@@ -158,6 +158,19 @@ def db_url(request, tmp_path):
         yield request.getfixturevalue("pg_url")
 
 
+@pytest.fixture
+def migrated_db(db_url):
+    """A session on a database migrated to head: SQLite and PostgreSQL (``db_url``)."""
+    from app.core.db import make_engine, make_session_factory
+    from app.core.migrate import upgrade_to_head
+
+    engine = make_engine(db_url)
+    upgrade_to_head(engine)
+    with make_session_factory(engine)() as session:
+        yield session
+    engine.dispose()
+
+
 # ---- a real server and Debian's Chromium, shared by every browser test (tests/e2e, tests/hardening) ----
 # One Playwright per session: a second sync Playwright started while another is open fails.
 CHROMIUM = Path("/usr/bin/chromium")

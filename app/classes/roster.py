@@ -258,8 +258,6 @@ def import_csv(db: Session, row: CourseClass, text: str | bytes, *, role: str = 
         lines = [r for r in csv.reader(io.StringIO(text.lstrip("\ufeff"))) if any(c.strip() for c in r)]
     except csv.Error:
         raise ClassesError("csv_unreadable", status=400) from None
-    if len(lines) > CSV_MAX_ROWS + 1:
-        raise ClassesError("csv_too_large", {"rows": CSV_MAX_ROWS}, status=413)
     header = [c.strip().lower() for c in lines[0]] if lines else []
     if "username" in header:
         name_col, email_col = header.index("username"), header.index("email") if "email" in header else None
@@ -268,6 +266,8 @@ def import_csv(db: Session, row: CourseClass, text: str | bytes, *, role: str = 
         name_col, email_col = 0, None
     else:
         raise ClassesError("csv_unreadable", status=400)
+    if len(lines) > CSV_MAX_ROWS:  # counted without the header: a file without one may not hold a row more
+        raise ClassesError("csv_too_large", {"rows": CSV_MAX_ROWS}, status=413)
     report = ImportReport()
     for line in lines:
         name = line[name_col].strip() if name_col < len(line) else ""

@@ -11,15 +11,8 @@ def settings(settings, db_url):
 
 
 @pytest.fixture
-def db(db_url):
-    from app.core.db import make_engine, make_session_factory
-    from app.core.migrate import upgrade_to_head
-
-    engine = make_engine(db_url)
-    upgrade_to_head(engine)
-    with make_session_factory(engine)() as session:
-        yield session
-    engine.dispose()
+def db(migrated_db):
+    return migrated_db
 
 
 @pytest.fixture

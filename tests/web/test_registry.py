@@ -22,3 +22,13 @@ def test_twelve_achievements_with_both_languages():
     assert len({a.id for a in ACHIEVEMENTS}) == 12
     for a in ACHIEVEMENTS:
         assert a.icon and a.name["ko"] and a.name["en"] and a.description["ko"] and a.description["en"]
+
+
+@pytest.mark.parametrize("xp,level,en,ko", [
+    (1749, 6, "Roofline Climber", "루프라인 등반가"),
+    (1750, 7, "Kernel Artisan", "커널 장인"),  # the last named level
+    (2200, 8, "Kernel Artisan 2", "커널 장인 2"),  # beyond the list: the last name, counted on from 2
+    (2700, 9, "Kernel Artisan 3", "커널 장인 3"),
+])
+def test_levels_beyond_the_named_ones_are_numbered(xp, level, en, ko):
+    assert (level_for_xp(xp, "en").level, level_for_xp(xp, "en").name, level_for_xp(xp, "ko").name) == (level, en, ko)
